@@ -1,0 +1,269 @@
+//! The counting allocator (experiment M1).
+//!
+//! [`CountingAlloc`] forwards every call to the system allocator through
+//! [`stats_alloc::INSTRUMENTED_SYSTEM`], which keeps process-wide totals, and adds a
+//! per-thread layer on top: the numbers [`count`] returns belong to the calling thread only.
+//!
+//! Why the per-thread layer is needed: `stats_alloc::Region` is a snapshot of process-global
+//! counters, so under `cargo test` (tests run on parallel threads) a closure that allocates
+//! nothing still "sees" the allocations of whatever test runs beside it.
+//! Counted claims in this workspace are exact, so they must not depend on what other threads do.
+//!
+//! Accounting rules, stated once so every table means the same thing:
+//! - `alloc` and `alloc_zeroed` are allocations of `layout.size()` bytes.
+//! - `realloc` is never counted as an allocation plus a deallocation.
+//!   It is one reallocation, classified by comparing the sizes and the returned pointer:
+//!   *shrunk* (new size smaller), *grown in place* (same pointer) or *moved* (new pointer).
+//!   Growth adds `new - old` to `bytes_allocated`; shrinking adds `old - new` to `bytes_freed`.
+//!   So `bytes_allocated - bytes_freed` is always the change in live bytes.
+//! - A failed allocation (null pointer) counts nothing.
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+/// A `#[global_allocator]` that counts allocations per thread.
+///
+/// ```
+/// #[global_allocator]
+/// static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
+///
+/// let (boxed, stats) = lab::count(|| Box::new(0u64));
+/// assert_eq!((stats.allocs, stats.bytes_allocated), (1, 8));
+/// # drop(boxed);
+/// ```
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CountingAlloc {
+    _private: (),
+}
+
+impl CountingAlloc {
+    /// A counting allocator over the system allocator.
+    pub const fn new() -> Self {
+        Self { _private: () }
+    }
+
+    /// Process-wide totals since start-up, from `stats_alloc` (all threads together).
+    ///
+    /// Useful for a whole-process view; never use it for a counted claim under `cargo test`.
+    pub fn process_stats() -> stats_alloc::Stats {
+        stats_alloc::INSTRUMENTED_SYSTEM.stats()
+    }
+}
+
+/// What the current thread allocated while a closure ran. Returned by [`count`].
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocStats {
+    /// Calls to `alloc` and `alloc_zeroed` that succeeded.
+    pub allocs: u64,
+    /// Calls to `dealloc`.
+    pub deallocs: u64,
+    /// Calls to `realloc` that succeeded (`grown_in_place + moved + shrunk`).
+    pub reallocs: u64,
+    /// Reallocations to a larger size that returned the same pointer.
+    pub grown_in_place: u64,
+    /// Reallocations to a larger (or equal) size that returned a different pointer.
+    pub moved: u64,
+    /// Reallocations to a smaller size.
+    pub shrunk: u64,
+    /// Bytes handed out: allocation sizes plus the growth of reallocations.
+    pub bytes_allocated: u64,
+    /// Bytes given back: deallocation sizes plus the shrinkage of reallocations.
+    pub bytes_freed: u64,
+    /// The highest number of live bytes above the starting level at any moment inside the window.
+    pub peak_live_bytes: u64,
+}
+
+impl AllocStats {
+    /// Allocations plus reallocations: every call that could have asked the OS for memory.
+    pub fn allocating_calls(&self) -> u64 {
+        self.allocs + self.reallocs
+    }
+
+    /// Live bytes the window left behind (negative when it freed more than it allocated).
+    pub fn net_bytes(&self) -> i64 {
+        self.bytes_allocated as i64 - self.bytes_freed as i64
+    }
+}
+
+/// Raw per-thread counters. `live` is signed: a thread may free what another allocated.
+#[derive(Clone, Copy)]
+struct Counters {
+    allocs: u64,
+    deallocs: u64,
+    grown_in_place: u64,
+    moved: u64,
+    shrunk: u64,
+    bytes_allocated: u64,
+    bytes_freed: u64,
+    live: i64,
+    peak: i64,
+}
+
+const ZERO: Counters = Counters {
+    allocs: 0,
+    deallocs: 0,
+    grown_in_place: 0,
+    moved: 0,
+    shrunk: 0,
+    bytes_allocated: 0,
+    bytes_freed: 0,
+    live: 0,
+    peak: 0,
+};
+
+thread_local! {
+    // A `const` initialiser and a `Copy` type: no lazy registration, no destructor, and so no
+    // allocation from inside the allocator.
+    static COUNTERS: Cell<Counters> = const { Cell::new(ZERO) };
+}
+
+/// Set by the first call that goes through [`CountingAlloc`]: lets [`count`] refuse to report
+/// zeros from a program that never installed it.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+fn record(update: impl FnOnce(&mut Counters)) {
+    // `try_with` fails only while the thread's locals are being torn down; those frees are lost
+    // to the per-thread view (they are still in the process-wide one) and no window is open then.
+    let _ = COUNTERS.try_with(|cell| {
+        let mut counters = cell.get();
+        update(&mut counters);
+        if counters.live > counters.peak {
+            counters.peak = counters.live;
+        }
+        cell.set(counters);
+    });
+}
+
+fn to_i64(bytes: usize) -> i64 {
+    bytes as i64
+}
+
+// SAFETY: every method forwards to `INSTRUMENTED_SYSTEM`, a `GlobalAlloc` over `System`, with the
+// caller's arguments unchanged, and returns its result unchanged. The counting only reads sizes
+// and pointers and touches a thread-local `Cell` that never allocates.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
+        let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc(layout) };
+        INSTALLED.store(true, Ordering::Relaxed);
+        if !ptr.is_null() {
+            record(|c| {
+                c.allocs += 1;
+                c.bytes_allocated += layout.size() as u64;
+                c.live += to_i64(layout.size());
+            });
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
+        let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc_zeroed(layout) };
+        INSTALLED.store(true, Ordering::Relaxed);
+        if !ptr.is_null() {
+            record(|c| {
+                c.allocs += 1;
+                c.bytes_allocated += layout.size() as u64;
+                c.live += to_i64(layout.size());
+            });
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller guarantees `ptr` came from this allocator with `layout`.
+        unsafe { stats_alloc::INSTRUMENTED_SYSTEM.dealloc(ptr, layout) };
+        record(|c| {
+            c.deallocs += 1;
+            c.bytes_freed += layout.size() as u64;
+            c.live -= to_i64(layout.size());
+        });
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract, which we pass on.
+        let new_ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.realloc(ptr, layout, new_size) };
+        INSTALLED.store(true, Ordering::Relaxed);
+        if !new_ptr.is_null() {
+            let old_size = layout.size();
+            record(|c| {
+                if new_size < old_size {
+                    c.shrunk += 1;
+                    c.bytes_freed += (old_size - new_size) as u64;
+                } else {
+                    if new_ptr == ptr {
+                        c.grown_in_place += 1;
+                    } else {
+                        c.moved += 1;
+                    }
+                    c.bytes_allocated += (new_size - old_size) as u64;
+                }
+                c.live += to_i64(new_size) - to_i64(old_size);
+            });
+        }
+        new_ptr
+    }
+}
+
+fn snapshot() -> Counters {
+    COUNTERS.with(Cell::get)
+}
+
+/// Makes sure the counting allocator is the global allocator, once per process.
+fn assert_installed() {
+    if INSTALLED.load(Ordering::Relaxed) {
+        return;
+    }
+    drop(std::hint::black_box(Box::new(0u8)));
+    assert!(
+        INSTALLED.load(Ordering::Relaxed),
+        "lab::count needs lab::CountingAlloc as the global allocator: add \
+         `#[global_allocator] static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();` \
+         to the binary or test file"
+    );
+}
+
+/// Runs `f` and returns its value with what **this thread** allocated meanwhile.
+///
+/// Allocations made by other threads are never included, even threads `f` spawns.
+/// Calls nest: an inner `count` sees only its own window, and the outer window includes the
+/// inner one's allocations, exactly as if the inner call were not there.
+///
+/// # Panics
+/// If [`CountingAlloc`] is not the program's `#[global_allocator]` (the counts would be zeros).
+pub fn count<T>(f: impl FnOnce() -> T) -> (T, AllocStats) {
+    assert_installed();
+    let before = snapshot();
+    // Open a peak window: the peak is measured from the live level at the start.
+    COUNTERS.with(|cell| {
+        let mut c = cell.get();
+        c.peak = c.live;
+        cell.set(c);
+    });
+    let value = f();
+    let after = snapshot();
+    // Close the window: the enclosing window's peak is the larger of the two.
+    COUNTERS.with(|cell| {
+        let mut c = cell.get();
+        c.peak = c.peak.max(before.peak);
+        cell.set(c);
+    });
+    let grown_in_place = after.grown_in_place - before.grown_in_place;
+    let moved = after.moved - before.moved;
+    let shrunk = after.shrunk - before.shrunk;
+    let stats = AllocStats {
+        allocs: after.allocs - before.allocs,
+        deallocs: after.deallocs - before.deallocs,
+        reallocs: grown_in_place + moved + shrunk,
+        grown_in_place,
+        moved,
+        shrunk,
+        bytes_allocated: after.bytes_allocated - before.bytes_allocated,
+        bytes_freed: after.bytes_freed - before.bytes_freed,
+        peak_live_bytes: (after.peak - before.live).max(0) as u64,
+    };
+    (value, stats)
+}

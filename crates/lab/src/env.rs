@@ -1,0 +1,140 @@
+//! The environment header (experiment M2): which machine, compiler and build produced a table.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+/// Where and how a snapshot was measured. Printed at the top of every chapter's generated section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Environment {
+    /// CPU model name, as the OS reports it.
+    pub cpu: String,
+    /// Logical cores available to the process.
+    pub logical_cores: usize,
+    /// Operating system and kernel release.
+    pub os: String,
+    /// `rustc -V` of the compiler that built the experiments.
+    pub rustc: String,
+    /// `release` or `dev`: the profile the experiments were built with.
+    pub profile: String,
+    /// The global allocator the experiments ran under.
+    pub allocator: String,
+    /// The date of the run, UTC, `YYYY-MM-DD`.
+    pub date: String,
+    /// The git commit of the work tree, with `+dirty` when it had uncommitted changes.
+    pub commit: String,
+}
+
+impl Environment {
+    /// Reads the environment of the running process.
+    pub fn collect() -> Self {
+        Environment {
+            cpu: cpu_model(),
+            logical_cores: std::thread::available_parallelism().map_or(1, usize::from),
+            os: os_name(),
+            rustc: env!("LAB_RUSTC_VERSION").to_owned(),
+            profile: if cfg!(debug_assertions) { "dev" } else { "release" }.to_owned(),
+            allocator: "system allocator (glibc malloc) behind lab::CountingAlloc".to_owned(),
+            date: today_utc(),
+            commit: git_commit(),
+        }
+    }
+
+    /// Renders the header as a short markdown list.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "**M2 — Measured on**");
+        out.push('\n');
+        let _ = writeln!(out, "- CPU: {} ({} logical cores)", self.cpu, self.logical_cores);
+        let _ = writeln!(out, "- OS: {}", self.os);
+        let _ = writeln!(out, "- Compiler: {}, `{}` profile", self.rustc, self.profile);
+        let _ = writeln!(out, "- Allocator: {}", self.allocator);
+        let _ = writeln!(out, "- Date: {}, commit `{}`", self.date, self.commit);
+        out
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| format!("unknown ({})", std::env::consts::ARCH))
+}
+
+fn os_name() -> String {
+    let pretty = std::fs::read_to_string("/etc/os-release").ok().and_then(|text| {
+        text.lines()
+            .find_map(|line| line.strip_prefix("PRETTY_NAME="))
+            .map(|name| name.trim_matches('"').to_owned())
+    });
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|k| k.trim().to_owned());
+    match (pretty, kernel) {
+        (Some(p), Some(k)) => format!("{p}, kernel {k}"),
+        (Some(p), None) => p,
+        (None, Some(k)) => format!("{} kernel {k}", std::env::consts::OS),
+        (None, None) => std::env::consts::OS.to_owned(),
+    }
+}
+
+fn git_commit() -> String {
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    match run(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(commit) => {
+            // Generated files are always dirty while a report runs; only source changes count.
+            let dirty = run(&["status", "--porcelain", "--", ".", ":!docs"])
+                .is_some_and(|status| !status.is_empty());
+            if dirty { format!("{commit}+dirty") } else { commit }
+        }
+        None => "unknown (not a git checkout)".to_owned(),
+    }
+}
+
+/// Today's date in UTC, from the system clock (no time-zone database needed).
+fn today_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(20_786), (2026, 11, 29));
+    }
+}

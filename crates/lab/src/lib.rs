@@ -1,0 +1,12 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+
+pub mod alloc;
+pub mod env;
+pub mod experiments;
+pub mod report;
+pub mod table;
+pub mod workloads;
+
+pub use alloc::{AllocStats, CountingAlloc, count};
+pub use table::{Cell, Kind, Table};

@@ -1,0 +1,117 @@
+//! M1: the counting allocator counts exactly, and only the current thread.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use lab::{count, workloads};
+
+#[global_allocator]
+static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
+
+#[test]
+fn box_u64_is_one_allocation_of_8_bytes() {
+    let (boxed, stats) = count(workloads::box_u64);
+    assert_eq!((stats.allocs, stats.bytes_allocated, stats.reallocs), (1, 8, 0));
+    let ((), freed) = count(|| drop(boxed));
+    assert_eq!((freed.deallocs, freed.bytes_freed, freed.allocs), (1, 8, 0));
+}
+
+#[test]
+fn vec_with_capacity_128_is_one_allocation_of_128_bytes() {
+    let (vec, stats) = count(workloads::vec_with_capacity_128);
+    assert_eq!((stats.allocs, stats.bytes_allocated), (1, 128));
+    assert_eq!(vec.capacity(), 128);
+}
+
+#[test]
+fn thai_string_is_27_bytes() {
+    let (s, stats) = count(workloads::thai_string);
+    assert_eq!((stats.allocs, stats.bytes_allocated), (1, 27));
+    assert_eq!(s.chars().count(), 9);
+}
+
+#[test]
+fn nothing_allocated_reads_zero_while_four_threads_allocate() {
+    let stop = Arc::new(AtomicBool::new(false));
+    let noisy: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let v: Vec<u64> = black_box(vec![n; 64]);
+                    n = n.wrapping_add(v.len() as u64);
+                }
+                n
+            })
+        })
+        .collect();
+    // Give the other threads time to be in their loops.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    for _ in 0..100 {
+        let (sum, stats) = count(|| (0..1000u64).map(black_box).sum::<u64>());
+        assert_eq!(sum, 499_500);
+        assert_eq!(stats, lab::AllocStats::default(), "another thread's allocations leaked in");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for handle in noisy {
+        assert!(handle.join().unwrap() > 0, "the noisy threads must really have allocated");
+    }
+}
+
+#[test]
+fn a_grown_vec_reports_reallocations_not_alloc_free_pairs() {
+    let (values, stats) = count(|| workloads::push_u64(workloads::PUSHES));
+    assert_eq!(stats.allocs, 1, "only the first push allocates");
+    assert_eq!(stats.deallocs, 0, "growth never frees: realloc is one call");
+    assert!(stats.reallocs > 10 && stats.reallocs < 40, "{} reallocations", stats.reallocs);
+    assert_eq!(stats.reallocs, stats.grown_in_place + stats.moved + stats.shrunk);
+    assert_eq!(stats.shrunk, 0);
+    // Growth bytes add up to the final capacity.
+    assert_eq!(stats.bytes_allocated, values.capacity() as u64 * 8);
+    assert_eq!(stats.peak_live_bytes, stats.bytes_allocated);
+}
+
+#[test]
+fn a_shrink_is_counted_as_shrunk_and_frees_bytes() {
+    let mut v: Vec<u8> = Vec::with_capacity(1024);
+    v.push(1);
+    let ((), stats) = count(|| v.shrink_to_fit());
+    assert_eq!((stats.reallocs, stats.shrunk, stats.bytes_freed), (1, 1, 1023));
+}
+
+#[test]
+fn count_calls_nest() {
+    let ((inner_stats, _outer_box), outer) = count(|| {
+        let first = Box::new(1u32);
+        let (second, inner) = count(|| Box::new([0u8; 100]));
+        drop(second);
+        (inner, first)
+    });
+    assert_eq!((inner_stats.allocs, inner_stats.bytes_allocated), (1, 100));
+    // The outer window includes the inner one.
+    assert_eq!((outer.allocs, outer.bytes_allocated), (2, 104));
+    assert_eq!((outer.deallocs, outer.bytes_freed), (1, 100));
+    assert_eq!(outer.peak_live_bytes, 104);
+}
+
+#[test]
+fn peak_live_bytes_sees_a_temporary() {
+    let ((), stats) = count(|| {
+        let big = black_box(vec![0u8; 4096]);
+        drop(big);
+        let small = black_box(vec![0u8; 16]);
+        drop(small);
+    });
+    assert_eq!(stats.peak_live_bytes, 4096);
+    assert_eq!(stats.net_bytes(), 0);
+}
+
+#[test]
+fn the_process_wide_view_sees_everything() {
+    let before = lab::CountingAlloc::process_stats();
+    drop(black_box(Box::new(7u64)));
+    let after = lab::CountingAlloc::process_stats();
+    assert!(after.allocations > before.allocations);
+}
