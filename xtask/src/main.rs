@@ -65,7 +65,11 @@ fn parse(args: &[String]) -> Result<Option<report::Options>, String> {
         "report" => {}
         other => return Err(format!("unknown command `{other}`")),
     }
-    let mut options = report::Options { mode: Mode::Write, quick: false, only: None };
+    let mut options = report::Options {
+        mode: Mode::Write,
+        quick: false,
+        only: None,
+    };
     let mut rest = rest.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -96,14 +100,27 @@ mod tests {
 
     #[test]
     fn parses_report_flags() {
-        let options = parse(&args(&["report", "--only", "lab", "--quick"])).unwrap().unwrap();
-        assert_eq!((options.mode, options.quick, options.only.as_deref()), (Mode::Write, true, Some("lab")));
+        let options = parse(&args(&["report", "--only", "lab", "--quick"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (options.mode, options.quick, options.only.as_deref()),
+            (Mode::Write, true, Some("lab"))
+        );
     }
 
     #[test]
     fn unknown_chapters_and_flags_are_errors() {
-        assert!(parse(&args(&["report", "--only", "nope"])).unwrap_err().contains("no chapter `nope`"));
-        assert!(parse(&args(&["report", "--fast"])).unwrap_err().contains("--fast"));
+        assert!(
+            parse(&args(&["report", "--only", "nope"]))
+                .unwrap_err()
+                .contains("no chapter `nope`")
+        );
+        assert!(
+            parse(&args(&["report", "--fast"]))
+                .unwrap_err()
+                .contains("--fast")
+        );
         assert!(parse(&args(&["reprot"])).unwrap_err().contains("reprot"));
     }
 
@@ -111,7 +128,11 @@ mod tests {
     /// in `docs/` differs from the committed snapshot or a counted experiment's result changed.
     #[test]
     fn docs_are_fresh() {
-        let options = report::Options { mode: Mode::Check, quick: false, only: None };
+        let options = report::Options {
+            mode: Mode::Check,
+            quick: false,
+            only: None,
+        };
         if let Err(err) = report::run(&options) {
             panic!("{err}");
         }

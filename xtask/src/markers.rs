@@ -20,12 +20,22 @@ pub struct Region {
     pub end: usize,
 }
 
-fn marker_id<'a>(line: &'a str, prefix: &str, file: &str, line_no: usize) -> Result<&'a str, String> {
+fn marker_id<'a>(
+    line: &'a str,
+    prefix: &str,
+    file: &str,
+    line_no: usize,
+) -> Result<&'a str, String> {
     let id = line
         .strip_prefix(prefix)
         .and_then(|rest| rest.strip_suffix("-->"))
         .map(str::trim)
-        .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        .filter(|id| {
+            !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        });
     id.ok_or_else(|| {
         format!("{file}:{line_no}: malformed marker `{line}` (expected `{prefix} ID -->` alone on its line)")
     })
@@ -48,27 +58,39 @@ pub fn regions(file: &str, text: &str) -> Result<Vec<Region>, String> {
                 ));
             }
             if !seen.insert(id.to_owned()) {
-                return Err(format!("{file}:{line_no}: duplicated marker BEGIN GENERATED: {id}"));
+                return Err(format!(
+                    "{file}:{line_no}: duplicated marker BEGIN GENERATED: {id}"
+                ));
             }
             open = Some((id.to_owned(), offset + raw_line.len(), line_no));
         } else if line.starts_with(END) {
             let id = marker_id(line, END, file, line_no)?;
             match open.take() {
                 Some((open_id, start, _)) if open_id == id => {
-                    found.push(Region { id: open_id, start, end: offset });
+                    found.push(Region {
+                        id: open_id,
+                        start,
+                        end: offset,
+                    });
                 }
                 Some((open_id, _, open_line)) => {
                     return Err(format!(
                         "{file}:{line_no}: END GENERATED: {id} closes the region {open_id} opened at line {open_line}"
                     ));
                 }
-                None => return Err(format!("{file}:{line_no}: END GENERATED: {id} without a BEGIN")),
+                None => {
+                    return Err(format!(
+                        "{file}:{line_no}: END GENERATED: {id} without a BEGIN"
+                    ));
+                }
             }
         }
         offset += raw_line.len();
     }
     if let Some((open_id, _, open_line)) = open {
-        return Err(format!("{file}:{open_line}: BEGIN GENERATED: {open_id} is never closed"));
+        return Err(format!(
+            "{file}:{open_line}: BEGIN GENERATED: {open_id} is never closed"
+        ));
     }
     Ok(found)
 }
@@ -83,7 +105,8 @@ pub fn replace(
     let mut copied_to = 0;
     for region in regions(file, text)? {
         out.push_str(&text[copied_to..region.start]);
-        let body = render(&region.id).map_err(|err| format!("{file}: region {}: {err}", region.id))?;
+        let body =
+            render(&region.id).map_err(|err| format!("{file}: region {}: {err}", region.id))?;
         out.push('\n');
         out.push_str(body.trim_end());
         out.push_str("\n\n");
@@ -107,18 +130,36 @@ mod tests {
             "# Title\n\nProse.\n<!-- BEGIN GENERATED: M1 -->\n\ntable M1\n\n<!-- END GENERATED: M1 -->\nMore prose.\n"
         );
         // Idempotent: a second pass changes nothing.
-        assert_eq!(replace("doc.md", &new, |id| Ok(format!("table {id}"))).unwrap(), new);
+        assert_eq!(
+            replace("doc.md", &new, |id| Ok(format!("table {id}"))).unwrap(),
+            new
+        );
     }
 
     #[test]
     fn unpaired_nested_duplicated_and_malformed_markers_are_errors() {
         let err = |text: &str| regions("doc.md", text).unwrap_err();
-        assert_eq!(err("<!-- BEGIN GENERATED: M1 -->\n"), "doc.md:1: BEGIN GENERATED: M1 is never closed");
-        assert_eq!(err("x\n<!-- END GENERATED: M1 -->\n"), "doc.md:2: END GENERATED: M1 without a BEGIN");
-        assert!(err("<!-- BEGIN GENERATED: M1 -->\n<!-- BEGIN GENERATED: M2 -->\n").contains("inside the unclosed region M1"));
-        assert!(err("<!-- BEGIN GENERATED: M1 -->\n<!-- END GENERATED: M2 -->\n").contains("closes the region M1"));
+        assert_eq!(
+            err("<!-- BEGIN GENERATED: M1 -->\n"),
+            "doc.md:1: BEGIN GENERATED: M1 is never closed"
+        );
+        assert_eq!(
+            err("x\n<!-- END GENERATED: M1 -->\n"),
+            "doc.md:2: END GENERATED: M1 without a BEGIN"
+        );
+        assert!(
+            err("<!-- BEGIN GENERATED: M1 -->\n<!-- BEGIN GENERATED: M2 -->\n")
+                .contains("inside the unclosed region M1")
+        );
+        assert!(
+            err("<!-- BEGIN GENERATED: M1 -->\n<!-- END GENERATED: M2 -->\n")
+                .contains("closes the region M1")
+        );
         let twice = "<!-- BEGIN GENERATED: M1 -->\n<!-- END GENERATED: M1 -->\n".repeat(2);
-        assert_eq!(err(&twice), "doc.md:3: duplicated marker BEGIN GENERATED: M1");
+        assert_eq!(
+            err(&twice),
+            "doc.md:3: duplicated marker BEGIN GENERATED: M1"
+        );
         assert!(err("<!-- BEGIN GENERATED: M1\n").contains("malformed marker"));
     }
 

@@ -41,12 +41,18 @@ pub const CHAPTERS: &[Chapter] = &[Chapter {
 pub fn chapter(name: &str) -> Result<&'static Chapter, String> {
     CHAPTERS.iter().find(|c| c.name == name).ok_or_else(|| {
         let known: Vec<&str> = CHAPTERS.iter().map(|c| c.name).collect();
-        format!("no chapter `{name}` with experiments (known: {})", known.join(", "))
+        format!(
+            "no chapter `{name}` with experiments (known: {})",
+            known.join(", ")
+        )
     })
 }
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace root")
+        .to_owned()
 }
 
 fn target_dir(root: &Path) -> PathBuf {
@@ -54,7 +60,9 @@ fn target_dir(root: &Path) -> PathBuf {
 }
 
 fn data_path(root: &Path, chapter: &Chapter) -> PathBuf {
-    root.join("docs").join("data").join(format!("{}.json", chapter.name))
+    root.join("docs")
+        .join("data")
+        .join(format!("{}.json", chapter.name))
 }
 
 /// Runs the report in the given mode.
@@ -82,12 +90,18 @@ pub fn run(options: &Options) -> Result<(), String> {
     build_experiments(&root, &selected)?;
     for (idx, chapter) in selected.iter().enumerate() {
         let step = Instant::now();
-        eprintln!("==> [{}/{}] {}: running experiments", idx + 1, selected.len(), chapter.name);
+        eprintln!(
+            "==> [{}/{}] {}: running experiments",
+            idx + 1,
+            selected.len(),
+            chapter.name
+        );
         match options.mode {
             Mode::Write => {
                 let snapshot = run_experiments(&root, chapter, &experiment_args(options))?;
                 let path = data_path(&root, chapter);
-                let json = serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())? + "\n";
+                let json =
+                    serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())? + "\n";
                 ensure_file_contents(&path, &json, Mode::Write)?;
                 snapshots.insert(chapter.name, snapshot);
             }
@@ -104,17 +118,31 @@ pub fn run(options: &Options) -> Result<(), String> {
                 }
             }
         }
-        eprintln!("    {} done in {:.1} s", chapter.name, step.elapsed().as_secs_f64());
+        eprintln!(
+            "    {} done in {:.1} s",
+            chapter.name,
+            step.elapsed().as_secs_f64()
+        );
     }
 
     for chapter in CHAPTERS {
-        let Some(snapshot) = snapshots.get(chapter.name) else { continue };
+        let Some(snapshot) = snapshots.get(chapter.name) else {
+            continue;
+        };
         if let Err(err) = render_doc(&root, chapter, snapshot, &snapshots, options.mode) {
             errors.push(err);
         }
     }
 
-    eprintln!("==> report {} in {:.1} s", if options.mode == Mode::Check { "checked" } else { "written" }, started.elapsed().as_secs_f64());
+    eprintln!(
+        "==> report {} in {:.1} s",
+        if options.mode == Mode::Check {
+            "checked"
+        } else {
+            "written"
+        },
+        started.elapsed().as_secs_f64()
+    );
     if errors.is_empty() {
         Ok(())
     } else {
@@ -126,18 +154,30 @@ pub fn run(options: &Options) -> Result<(), String> {
 }
 
 fn experiment_args(options: &Options) -> Vec<String> {
-    if options.quick { vec!["--quick".to_owned()] } else { Vec::new() }
+    if options.quick {
+        vec!["--quick".to_owned()]
+    } else {
+        Vec::new()
+    }
 }
 
 fn rel(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).display().to_string()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 fn load_snapshot(root: &Path, chapter: &Chapter) -> Result<Snapshot, String> {
     let path = data_path(root, chapter);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|err| format!("{}: cannot read the committed snapshot: {err}", rel(root, &path)))?;
-    serde_json::from_str(&text).map_err(|err| format!("{}: not a snapshot: {err}", rel(root, &path)))
+    let text = std::fs::read_to_string(&path).map_err(|err| {
+        format!(
+            "{}: cannot read the committed snapshot: {err}",
+            rel(root, &path)
+        )
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|err| format!("{}: not a snapshot: {err}", rel(root, &path)))
 }
 
 fn cargo() -> Command {
@@ -148,16 +188,31 @@ fn cargo() -> Command {
 fn build_experiments(root: &Path, chapters: &[&Chapter]) -> Result<(), String> {
     eprintln!("==> building experiments (release)");
     let mut command = cargo();
-    command.current_dir(root).args(["build", "--release", "--quiet"]);
+    command
+        .current_dir(root)
+        .args(["build", "--release", "--quiet"]);
     for chapter in chapters {
-        command.args(["--package", chapter.name, "--bin", &format!("{}-experiments", chapter.name)]);
+        command.args([
+            "--package",
+            chapter.name,
+            "--bin",
+            &format!("{}-experiments", chapter.name),
+        ]);
     }
-    let status = command.status().map_err(|err| format!("cannot run cargo: {err}"))?;
-    if status.success() { Ok(()) } else { Err(format!("building the experiments failed ({status})")) }
+    let status = command
+        .status()
+        .map_err(|err| format!("cannot run cargo: {err}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("building the experiments failed ({status})"))
+    }
 }
 
 fn run_experiments(root: &Path, chapter: &Chapter, args: &[String]) -> Result<Snapshot, String> {
-    let binary = target_dir(root).join("release").join(format!("{}-experiments", chapter.name));
+    let binary = target_dir(root)
+        .join("release")
+        .join(format!("{}-experiments", chapter.name));
     let output = Command::new(&binary)
         .args(args)
         .current_dir(root)
@@ -165,19 +220,34 @@ fn run_experiments(root: &Path, chapter: &Chapter, args: &[String]) -> Result<Sn
         .output()
         .map_err(|err| format!("cannot run {}: {err}", binary.display()))?;
     if !output.status.success() {
-        return Err(format!("{}-experiments failed ({})", chapter.name, output.status));
+        return Err(format!(
+            "{}-experiments failed ({})",
+            chapter.name, output.status
+        ));
     }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|err| format!("{}-experiments printed something that is not a snapshot: {err}", chapter.name))
+    serde_json::from_slice(&output.stdout).map_err(|err| {
+        format!(
+            "{}-experiments printed something that is not a snapshot: {err}",
+            chapter.name
+        )
+    })
 }
 
 /// Every counted table the fresh run produced must equal the committed one, cell for cell.
-fn compare_counts(root: &Path, chapter: &Chapter, committed: &Snapshot, fresh: &Snapshot) -> Vec<String> {
+fn compare_counts(
+    root: &Path,
+    chapter: &Chapter,
+    committed: &Snapshot,
+    fresh: &Snapshot,
+) -> Vec<String> {
     let path = rel(root, &data_path(root, chapter));
     let mut errors = Vec::new();
     for table in &fresh.tables {
         match committed.table(&table.id) {
-            None => errors.push(format!("{path}: the counted table {} is not in the committed snapshot", table.id)),
+            None => errors.push(format!(
+                "{path}: the counted table {} is not in the committed snapshot",
+                table.id
+            )),
             Some(old) if old != table => errors.push(format!(
                 "{path}: the counted table {} changed ({}):\n{}",
                 table.id,
@@ -189,7 +259,10 @@ fn compare_counts(root: &Path, chapter: &Chapter, committed: &Snapshot, fresh: &
     }
     for table in committed.tables.iter().filter(|t| t.kind == Kind::Count) {
         if fresh.table(&table.id).is_none() {
-            errors.push(format!("{path}: the counted table {} is no longer produced", table.id));
+            errors.push(format!(
+                "{path}: the counted table {} is no longer produced",
+                table.id
+            ));
         }
     }
     errors
@@ -234,7 +307,8 @@ fn render_doc(
 ) -> Result<(), String> {
     let path = root.join("docs").join(chapter.doc);
     let file = rel(root, &path);
-    let text = std::fs::read_to_string(&path).map_err(|err| format!("{file}: cannot read: {err}"))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|err| format!("{file}: cannot read: {err}"))?;
     let data = rel(root, &data_path(root, chapter));
     let new = markers::replace(&file, &text, |id| {
         if id == "M2" {
@@ -250,7 +324,10 @@ fn render_doc(
             chapter.code
         ))
     })?;
-    let present: Vec<String> = markers::regions(&file, &new)?.into_iter().map(|r| r.id).collect();
+    let present: Vec<String> = markers::regions(&file, &new)?
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
     let missing: Vec<&str> = std::iter::once("M2")
         .chain(own.tables.iter().map(|t| t.id.as_str()))
         .filter(|id| !present.iter().any(|p| p == id))
@@ -266,9 +343,16 @@ fn render_doc(
 
 fn render_environment(snapshot: &Snapshot) -> String {
     let mut out = snapshot.environment.to_markdown();
-    let _ = writeln!(out, "- Experiments of this chapter took {:.1} s", snapshot.duration_s);
+    let _ = writeln!(
+        out,
+        "- Experiments of this chapter took {:.1} s",
+        snapshot.duration_s
+    );
     if snapshot.quick {
-        let _ = writeln!(out, "- **Quick settings: a smoke run. These timings are not the chapter's figures.**");
+        let _ = writeln!(
+            out,
+            "- **Quick settings: a smoke run. These timings are not the chapter's figures.**"
+        );
     }
     out
 }
@@ -282,9 +366,11 @@ pub fn ensure_file_contents(path: &Path, contents: &str, mode: Mode) -> Result<(
     match mode {
         Mode::Write => {
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
             }
-            std::fs::write(path, contents).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            std::fs::write(path, contents)
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
             eprintln!("    updated {}", path.display());
             Ok(())
         }
@@ -296,18 +382,30 @@ pub fn ensure_file_contents(path: &Path, contents: &str, mode: Mode) -> Result<(
     }
 }
 
-/// The first differing lines of two texts, cut short so a CI log stays readable.
+/// The lines that differ between two texts, as `-`/`+` pairs, cut short so a CI log stays readable.
 fn first_difference(old: &str, new: &str) -> String {
-    const CONTEXT: usize = 12;
+    const MAX_PAIRS: usize = 10;
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
-    let first = old_lines.iter().zip(&new_lines).position(|(a, b)| a != b).unwrap_or(old_lines.len().min(new_lines.len()));
-    let mut out = format!("  first difference at line {}:\n", first + 1);
-    for line in old_lines.iter().skip(first).take(CONTEXT) {
-        let _ = writeln!(out, "  - {line}");
-    }
-    for line in new_lines.iter().skip(first).take(CONTEXT) {
-        let _ = writeln!(out, "  + {line}");
+    let mut out = String::new();
+    let mut shown = 0;
+    for idx in 0..old_lines.len().max(new_lines.len()) {
+        let (a, b) = (old_lines.get(idx), new_lines.get(idx));
+        if a == b {
+            continue;
+        }
+        if shown == MAX_PAIRS {
+            out.push_str("  …\n");
+            break;
+        }
+        let _ = writeln!(
+            out,
+            "  line {}:\n  - {}\n  + {}",
+            idx + 1,
+            a.unwrap_or(&""),
+            b.unwrap_or(&"")
+        );
+        shown += 1;
     }
     out
 }
@@ -336,7 +434,10 @@ mod tests {
         let path = dir.join("f.md");
         std::fs::write(&path, "old\n").unwrap();
         let err = ensure_file_contents(&path, "new\n", Mode::Check).unwrap_err();
-        assert!(err.contains("is stale") && err.contains("- old") && err.contains("+ new"), "{err}");
+        assert!(
+            err.contains("is stale") && err.contains("- old") && err.contains("+ new"),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\n");
         ensure_file_contents(&path, "new\n", Mode::Write).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");

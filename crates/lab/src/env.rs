@@ -34,7 +34,12 @@ impl Environment {
             logical_cores: std::thread::available_parallelism().map_or(1, usize::from),
             os: os_name(),
             rustc: env!("LAB_RUSTC_VERSION").to_owned(),
-            profile: if cfg!(debug_assertions) { "dev" } else { "release" }.to_owned(),
+            profile: if cfg!(debug_assertions) {
+                "dev"
+            } else {
+                "release"
+            }
+            .to_owned(),
             allocator: "system allocator (glibc malloc) behind lab::CountingAlloc".to_owned(),
             date: today_utc(),
             commit: git_commit(),
@@ -46,9 +51,17 @@ impl Environment {
         let mut out = String::new();
         let _ = writeln!(out, "**M2 — Measured on**");
         out.push('\n');
-        let _ = writeln!(out, "- CPU: {} ({} logical cores)", self.cpu, self.logical_cores);
+        let _ = writeln!(
+            out,
+            "- CPU: {} ({} logical cores)",
+            self.cpu, self.logical_cores
+        );
         let _ = writeln!(out, "- OS: {}", self.os);
-        let _ = writeln!(out, "- Compiler: {}, `{}` profile", self.rustc, self.profile);
+        let _ = writeln!(
+            out,
+            "- Compiler: {}, `{}` profile",
+            self.rustc, self.profile
+        );
         let _ = writeln!(out, "- Allocator: {}", self.allocator);
         let _ = writeln!(out, "- Date: {}, commit `{}`", self.date, self.commit);
         out
@@ -68,11 +81,13 @@ fn cpu_model() -> String {
 }
 
 fn os_name() -> String {
-    let pretty = std::fs::read_to_string("/etc/os-release").ok().and_then(|text| {
-        text.lines()
-            .find_map(|line| line.strip_prefix("PRETTY_NAME="))
-            .map(|name| name.trim_matches('"').to_owned())
-    });
+    let pretty = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("PRETTY_NAME="))
+                .map(|name| name.trim_matches('"').to_owned())
+        });
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .ok()
         .map(|k| k.trim().to_owned());
@@ -98,7 +113,11 @@ fn git_commit() -> String {
             // Generated files are always dirty while a report runs; only source changes count.
             let dirty = run(&["status", "--porcelain", "--", ".", ":!docs"])
                 .is_some_and(|status| !status.is_empty());
-            if dirty { format!("{commit}+dirty") } else { commit }
+            if dirty {
+                format!("{commit}+dirty")
+            } else {
+                commit
+            }
         }
         None => "unknown (not a git checkout)".to_owned(),
     }

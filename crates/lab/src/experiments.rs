@@ -16,8 +16,14 @@ pub const EXPERIMENTS: &[Experiment] = &[Experiment {
 pub fn m1_rows() -> Vec<(&'static str, AllocStats)> {
     vec![
         ("`Box::new(0u64)`", count(workloads::box_u64).1),
-        ("`Vec::<u8>::with_capacity(128)`", count(workloads::vec_with_capacity_128).1),
-        ("`String::from(\"ต้มยำกุ้ง\")`", count(workloads::thai_string).1),
+        (
+            "`Vec::<u8>::with_capacity(128)`",
+            count(workloads::vec_with_capacity_128).1,
+        ),
+        (
+            "`String::from(\"ต้มยำกุ้ง\")`",
+            count(workloads::thai_string).1,
+        ),
         (
             "200,000 × `Vec::<u64>::push`, no reserve",
             count(|| workloads::push_u64(workloads::PUSHES)).1,
@@ -34,7 +40,14 @@ fn m1_counting_allocator(_: &Settings) -> Vec<Table> {
         "M1",
         Kind::Count,
         "What familiar calls cost, counted by `lab::CountingAlloc` (one call, value kept alive)",
-        &["call", "allocations", "reallocations", "deallocations", "bytes allocated", "peak live bytes"],
+        &[
+            "call",
+            "allocations",
+            "reallocations",
+            "deallocations",
+            "bytes allocated",
+            "peak live bytes",
+        ],
     );
     for (label, stats) in m1_rows() {
         table.row(vec![

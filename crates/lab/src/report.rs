@@ -99,7 +99,10 @@ pub fn main(chapter: &str, experiments: &[Experiment]) -> ExitCode {
         && !experiments.iter().any(|e| e.id == only)
     {
         let known: Vec<&str> = experiments.iter().map(|e| e.id).collect();
-        eprintln!("{chapter}-experiments: no experiment `{only}` (known: {})", known.join(", "));
+        eprintln!(
+            "{chapter}-experiments: no experiment `{only}` (known: {})",
+            known.join(", ")
+        );
         return ExitCode::from(2);
     }
     if args.list {
@@ -114,7 +117,11 @@ pub fn main(chapter: &str, experiments: &[Experiment]) -> ExitCode {
         if args.counted_only && experiment.kind != Kind::Count {
             continue;
         }
-        if args.only.as_deref().is_some_and(|only| only != experiment.id) {
+        if args
+            .only
+            .as_deref()
+            .is_some_and(|only| only != experiment.id)
+        {
             continue;
         }
         let step = Instant::now();
@@ -167,6 +174,9 @@ mod tests {
     #[test]
     fn unknown_flags_are_errors_not_guesses() {
         assert_eq!(parse(&["--fast"]).unwrap_err(), "unknown argument `--fast`");
-        assert_eq!(parse(&["--only"]).unwrap_err(), "--only needs an experiment id");
+        assert_eq!(
+            parse(&["--only"]).unwrap_err(),
+            "--only needs an experiment id"
+        );
     }
 }

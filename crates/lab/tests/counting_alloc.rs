@@ -12,7 +12,10 @@ static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
 #[test]
 fn box_u64_is_one_allocation_of_8_bytes() {
     let (boxed, stats) = count(workloads::box_u64);
-    assert_eq!((stats.allocs, stats.bytes_allocated, stats.reallocs), (1, 8, 0));
+    assert_eq!(
+        (stats.allocs, stats.bytes_allocated, stats.reallocs),
+        (1, 8, 0)
+    );
     let ((), freed) = count(|| drop(boxed));
     assert_eq!((freed.deallocs, freed.bytes_freed, freed.allocs), (1, 8, 0));
 }
@@ -52,11 +55,18 @@ fn nothing_allocated_reads_zero_while_four_threads_allocate() {
     for _ in 0..100 {
         let (sum, stats) = count(|| (0..1000u64).map(black_box).sum::<u64>());
         assert_eq!(sum, 499_500);
-        assert_eq!(stats, lab::AllocStats::default(), "another thread's allocations leaked in");
+        assert_eq!(
+            stats,
+            lab::AllocStats::default(),
+            "another thread's allocations leaked in"
+        );
     }
     stop.store(true, Ordering::Relaxed);
     for handle in noisy {
-        assert!(handle.join().unwrap() > 0, "the noisy threads must really have allocated");
+        assert!(
+            handle.join().unwrap() > 0,
+            "the noisy threads must really have allocated"
+        );
     }
 }
 
@@ -65,8 +75,15 @@ fn a_grown_vec_reports_reallocations_not_alloc_free_pairs() {
     let (values, stats) = count(|| workloads::push_u64(workloads::PUSHES));
     assert_eq!(stats.allocs, 1, "only the first push allocates");
     assert_eq!(stats.deallocs, 0, "growth never frees: realloc is one call");
-    assert!(stats.reallocs > 10 && stats.reallocs < 40, "{} reallocations", stats.reallocs);
-    assert_eq!(stats.reallocs, stats.grown_in_place + stats.moved + stats.shrunk);
+    assert!(
+        stats.reallocs > 10 && stats.reallocs < 40,
+        "{} reallocations",
+        stats.reallocs
+    );
+    assert_eq!(
+        stats.reallocs,
+        stats.grown_in_place + stats.moved + stats.shrunk
+    );
     assert_eq!(stats.shrunk, 0);
     // Growth bytes add up to the final capacity.
     assert_eq!(stats.bytes_allocated, values.capacity() as u64 * 8);
@@ -78,7 +95,10 @@ fn a_shrink_is_counted_as_shrunk_and_frees_bytes() {
     let mut v: Vec<u8> = Vec::with_capacity(1024);
     v.push(1);
     let ((), stats) = count(|| v.shrink_to_fit());
-    assert_eq!((stats.reallocs, stats.shrunk, stats.bytes_freed), (1, 1, 1023));
+    assert_eq!(
+        (stats.reallocs, stats.shrunk, stats.bytes_freed),
+        (1, 1, 1023)
+    );
 }
 
 #[test]
