@@ -3,5 +3,5 @@
 //! Each bench calls the same workload function the chapter's experiment and tests call, so
 //! there is never a second copy of a workload. The chapter tables in `docs/` come from
 //! `cargo xtask report`, not from these benches: criterion runs each benchmark's samples one
-//! after the other, and on a noisy 2-core machine that order alone moved byte-identical
-//! functions by 8–36 % (see chapter 1). Use the benches to explore; cite the report.
+//! after the other, and chapter 1's M3 table shows how much that order alone moves
+//! byte-identical functions on a noisy machine. Use the benches to explore; cite the report.

@@ -28,6 +28,8 @@ pub struct Chapter {
     pub doc: &'static str,
     /// Where its experiments are defined, named under every table.
     pub code: &'static str,
+    /// Whether its experiments also need the dev-profile build of their binary (M6).
+    pub dev_build: bool,
 }
 
 /// Every chapter that has experiments, in course order.
@@ -35,7 +37,12 @@ pub const CHAPTERS: &[Chapter] = &[Chapter {
     name: "lab",
     doc: "01-measure.md",
     code: "crates/lab/src/experiments.rs",
+    dev_build: true,
 }];
+
+/// Targets for the twin disagreement over every timed method of the report (chapter 1).
+const TWIN_TARGET_MEDIAN_PCT: f64 = 1.5;
+const TWIN_TARGET_MAX_PCT: f64 = 5.0;
 
 /// The chapter called `name`, or an error listing the known ones.
 pub fn chapter(name: &str) -> Result<&'static Chapter, String> {
@@ -87,7 +94,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
     }
 
-    build_experiments(&root, &selected)?;
+    build_experiments(&root, &selected, options.mode)?;
     for (idx, chapter) in selected.iter().enumerate() {
         let step = Instant::now();
         eprintln!(
@@ -184,13 +191,34 @@ fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-/// Builds the selected chapters' experiments binaries in release mode, in one cargo call.
-fn build_experiments(root: &Path, chapters: &[&Chapter]) -> Result<(), String> {
+/// Builds the selected chapters' experiments binaries in release mode, in one cargo call, and
+/// in the dev profile too for the chapters that compare the two (write mode only: `--check`
+/// re-runs only counted experiments, which never need the dev build).
+fn build_experiments(root: &Path, chapters: &[&Chapter], mode: Mode) -> Result<(), String> {
     eprintln!("==> building experiments (release)");
+    cargo_build(root, chapters.iter().copied(), true)?;
+    let dev: Vec<&Chapter> = chapters
+        .iter()
+        .copied()
+        .filter(|c| c.dev_build && mode == Mode::Write)
+        .collect();
+    if !dev.is_empty() {
+        eprintln!("==> building experiments (dev profile, for M6)");
+        cargo_build(root, dev.into_iter(), false)?;
+    }
+    Ok(())
+}
+
+fn cargo_build<'a>(
+    root: &Path,
+    chapters: impl Iterator<Item = &'a Chapter>,
+    release: bool,
+) -> Result<(), String> {
     let mut command = cargo();
-    command
-        .current_dir(root)
-        .args(["build", "--release", "--quiet"]);
+    command.current_dir(root).args(["build", "--quiet"]);
+    if release {
+        command.arg("--release");
+    }
     for chapter in chapters {
         command.args([
             "--package",
@@ -213,7 +241,14 @@ fn run_experiments(root: &Path, chapter: &Chapter, args: &[String]) -> Result<Sn
     let binary = target_dir(root)
         .join("release")
         .join(format!("{}-experiments", chapter.name));
-    let output = Command::new(&binary)
+    let dev_binary = target_dir(root)
+        .join("debug")
+        .join(format!("{}-experiments", chapter.name));
+    let mut command = Command::new(&binary);
+    if chapter.dev_build {
+        command.env(lab::experiments::DEV_BINARY_VAR, dev_binary);
+    }
+    let output = command
         .args(args)
         .current_dir(root)
         .stderr(Stdio::inherit())
@@ -314,6 +349,9 @@ fn render_doc(
         if id == "M2" {
             return Ok(render_environment(own));
         }
+        if id == "twin-summary" {
+            return Ok(render_twin_summary(all));
+        }
         let table = own
             .table(id)
             .or_else(|| all.values().find_map(|s| s.table(id)))
@@ -329,6 +367,11 @@ fn render_doc(
         .map(|r| r.id)
         .collect();
     let missing: Vec<&str> = std::iter::once("M2")
+        .chain(if chapter.name == "lab" {
+            Some("twin-summary")
+        } else {
+            None
+        })
         .chain(own.tables.iter().map(|t| t.id.as_str()))
         .filter(|id| !present.iter().any(|p| p == id))
         .collect();
@@ -338,7 +381,41 @@ fn render_doc(
             missing.join(", ")
         ));
     }
+    for plot in own.tables.iter().flat_map(|t| &t.plots) {
+        let svg_path = root
+            .join("docs")
+            .join("img")
+            .join(format!("{}.svg", plot.file));
+        ensure_file_contents(&svg_path, &plot.to_svg(), mode)?;
+    }
     ensure_file_contents(&path, &new, mode)
+}
+
+/// The report-wide line: how much byte-identical twins disagreed over every timed method.
+fn render_twin_summary(all: &BTreeMap<&str, Snapshot>) -> String {
+    let mut pcts: Vec<f64> = all
+        .values()
+        .flat_map(|s| &s.tables)
+        .flat_map(|t| &t.twins)
+        .map(lab::table::TwinRecord::disagreement_pct)
+        .collect();
+    if pcts.is_empty() {
+        return "No timed method in the report yet.".to_owned();
+    }
+    pcts.sort_by(f64::total_cmp);
+    let median = lab::timing::quantile(&pcts, 0.5);
+    let max = pcts[pcts.len() - 1];
+    let seconds: f64 = all.values().map(|s| s.duration_s).sum();
+    let verdict = |value: f64, target: f64| if value <= target { "met" } else { "missed" };
+    format!(
+        "twin disagreement: median {} %, max {} % over {} methods\n\nTargets: median ≤ {TWIN_TARGET_MEDIAN_PCT} % ({}), max ≤ {TWIN_TARGET_MAX_PCT} % ({}). The experiments of the whole report took {:.0} s.",
+        lab::table::significant(median, 2),
+        lab::table::significant(max, 2),
+        pcts.len(),
+        verdict(median, TWIN_TARGET_MEDIAN_PCT),
+        verdict(max, TWIN_TARGET_MAX_PCT),
+        seconds
+    )
 }
 
 fn render_environment(snapshot: &Snapshot) -> String {

@@ -4,8 +4,10 @@
 pub mod alloc;
 pub mod env;
 pub mod experiments;
+pub mod plot;
 pub mod report;
 pub mod table;
+pub mod timing;
 pub mod workloads;
 
 pub use alloc::{AllocStats, CountingAlloc, count};

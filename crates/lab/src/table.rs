@@ -149,6 +149,34 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// Sentences rendered under the table, one per line.
     pub notes: Vec<String>,
+    /// For timed tables: every method's median and its twin's, for the report's summary line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub twins: Vec<TwinRecord>,
+    /// Figures drawn from this table's data, written by `cargo xtask report` to `docs/img/`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plots: Vec<crate::plot::Plot>,
+}
+
+/// A timed method's median and its twin's, kept in the snapshot for the twin-disagreement summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TwinRecord {
+    /// The method's name.
+    pub method: String,
+    /// The original copy's median, ns per operation.
+    pub median_ns: f64,
+    /// The twin's median, ns per operation.
+    pub twin_median_ns: f64,
+}
+
+impl TwinRecord {
+    /// The disagreement as a percentage of the pair's mean.
+    pub fn disagreement_pct(&self) -> f64 {
+        crate::timing::publish::Pair {
+            original_ns: self.median_ns,
+            twin_ns: self.twin_median_ns,
+        }
+        .disagreement_pct()
+    }
 }
 
 impl Table {
@@ -161,6 +189,8 @@ impl Table {
             columns: columns.iter().map(|c| (*c).to_owned()).collect(),
             rows: Vec::new(),
             notes: Vec::new(),
+            twins: Vec::new(),
+            plots: Vec::new(),
         }
     }
 
