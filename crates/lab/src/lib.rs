@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod alloc;
+pub mod callgrind;
 pub mod env;
 pub mod experiments;
 pub mod plot;

@@ -127,6 +127,7 @@ pub fn main(chapter: &str, experiments: &[Experiment]) -> ExitCode {
         let step = Instant::now();
         eprint!("  [{chapter}] {} ({:?}) … ", experiment.id, experiment.kind);
         let _ = std::io::stderr().flush();
+        crate::callgrind::start_experiment(experiment.id);
         let produced = (experiment.run)(&args.settings);
         assert_eq!(
             produced.first().map(|t| t.id.as_str()),
@@ -136,6 +137,10 @@ pub fn main(chapter: &str, experiments: &[Experiment]) -> ExitCode {
         );
         eprintln!("{:.1} s", step.elapsed().as_secs_f64());
         tables.extend(produced);
+    }
+    if crate::callgrind::Probe::from_env().is_some() {
+        eprintln!("{chapter}-experiments: the callgrind probe matched no timing run");
+        return ExitCode::from(3);
     }
     let snapshot = Snapshot {
         chapter: chapter.to_owned(),

@@ -34,8 +34,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::callgrind;
 use crate::report::Settings;
-use crate::table::{Cell, Kind, Table, TwinRecord};
+use crate::table::{Cell, Kind, Table, TwinRecord, significant};
 
 /// How long to measure.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,6 +47,8 @@ pub struct Config {
     pub warmup_rounds: usize,
     /// Measured rounds: every method and twin runs one batch per round.
     pub rounds: usize,
+    /// After an interleaved run, count each copy's instructions under callgrind.
+    pub count_instructions: bool,
 }
 
 impl Config {
@@ -55,6 +58,7 @@ impl Config {
             batch_target: Duration::from_micros(500),
             warmup_rounds: 20,
             rounds: 301,
+            count_instructions: true,
         }
     }
 
@@ -64,6 +68,7 @@ impl Config {
             batch_target: Duration::from_micros(100),
             warmup_rounds: 5,
             rounds: 41,
+            count_instructions: false,
         }
     }
 
@@ -73,6 +78,7 @@ impl Config {
             batch_target: Duration::from_micros(20),
             warmup_rounds: 1,
             rounds: 5,
+            count_instructions: false,
         }
     }
 
@@ -204,6 +210,16 @@ impl<'a> Timing<'a> {
 
     /// Calibrates, warms up and measures every method and twin; consumes the table.
     pub fn run(mut self, schedule: Schedule) -> Measurements {
+        let (experiment, run_index) = callgrind::next_run();
+        if let Some(probe) = callgrind::Probe::from_env() {
+            // A callgrind child: run one copy inside the window, or skip this run entirely.
+            if experiment.as_deref() == Some(probe.experiment.as_str()) && probe.run == run_index {
+                let entry = &mut self.entries[probe.slot / 2];
+                callgrind::window(&mut *entry.runners[probe.slot % 2], probe.iters);
+                std::process::exit(0);
+            }
+            return self.placeholder(schedule);
+        }
         let config = self.config;
         let target = config.batch_target.as_nanos() as u64;
         let iters: Vec<u64> = self
@@ -260,13 +276,50 @@ impl<'a> Timing<'a> {
                     iters_per_batch: iters[k],
                     addresses: entry.addresses,
                     samples: [samples[k].clone(), samples[n + k].clone()],
+                    instructions: None,
                 }
             })
             .collect();
-        Measurements {
+        let mut measured = Measurements {
             config,
             schedule,
             methods,
+            instructions_note: None,
+        };
+        if schedule == Schedule::Interleaved {
+            measured.count_instructions(experiment, run_index);
+        }
+        measured
+    }
+
+    /// What a callgrind child returns for the timing runs it skips: one fake sample each.
+    fn placeholder(self, schedule: Schedule) -> Measurements {
+        let one = Summary {
+            median_ns: 1.0,
+            p25_ns: 1.0,
+            p75_ns: 1.0,
+        };
+        let methods = self
+            .entries
+            .iter()
+            .map(|entry| MethodResult {
+                name: entry.name.clone(),
+                role: entry.role,
+                median_ns: 1.0,
+                p25_ns: 1.0,
+                p75_ns: 1.0,
+                twin: one,
+                iters_per_batch: 1,
+                addresses: entry.addresses,
+                samples: [vec![1.0], vec![1.0]],
+                instructions: None,
+            })
+            .collect();
+        Measurements {
+            config: self.config,
+            schedule,
+            methods,
+            instructions_note: None,
         }
     }
 }
@@ -339,6 +392,8 @@ pub struct MethodResult {
     pub addresses: [usize; 2],
     /// Per-round samples of the original and the twin, in round order.
     pub samples: [Vec<f64>; 2],
+    /// Instructions per operation of the original and the twin, from callgrind, when counted.
+    pub instructions: Option<[f64; 2]>,
 }
 
 impl MethodResult {
@@ -379,9 +434,49 @@ pub struct Measurements {
     pub schedule: Schedule,
     /// Every method, the floor included, in registration order.
     pub methods: Vec<MethodResult>,
+    /// Why instruction counts are missing, when they are.
+    pub instructions_note: Option<String>,
 }
 
 impl Measurements {
+    /// Counts every copy's instructions under callgrind, or records why not.
+    fn count_instructions(&mut self, experiment: Option<String>, run: usize) {
+        if !self.config.count_instructions {
+            self.instructions_note =
+                Some("Instruction counts are taken only by the full report.".to_owned());
+            return;
+        }
+        let Some(experiment) = experiment else {
+            self.instructions_note =
+                Some("Instruction counts need the experiments runner.".to_owned());
+            return;
+        };
+        if let Err(why) = callgrind::availability() {
+            self.instructions_note = Some(format!("No instruction counts: {why}."));
+            return;
+        }
+        for (idx, method) in self.methods.iter_mut().enumerate() {
+            let iters = method.iters_per_batch.clamp(1, 1000);
+            let mut counts = [0.0; 2];
+            for (copy, count) in counts.iter_mut().enumerate() {
+                let probe = callgrind::Probe {
+                    experiment: experiment.clone(),
+                    run,
+                    slot: idx * 2 + copy,
+                    iters,
+                };
+                match callgrind::count_instructions(&probe) {
+                    Ok(n) => *count = n,
+                    Err(why) => {
+                        self.instructions_note = Some(format!("No instruction counts: {why}."));
+                        return;
+                    }
+                }
+            }
+            method.instructions = Some(counts);
+        }
+    }
+
     /// The method registered under `name`.
     pub fn method(&self, name: &str) -> Option<&MethodResult> {
         self.methods.iter().find(|m| m.name == name)
@@ -418,6 +513,7 @@ impl Measurements {
                 "twin median",
                 "twin disagreement",
                 "minus floor",
+                "instructions (twin)",
             ],
         );
         let floor = self.floor();
@@ -444,10 +540,22 @@ impl Measurements {
                 Cell::Nanos(m.twin.median_ns),
                 Cell::Percent(m.twin_disagreement_pct()),
                 minus_floor,
+                match m.instructions {
+                    Some([original, twin]) => Cell::Text(format!(
+                        "{} ({})",
+                        significant(original, 4),
+                        significant(twin, 4)
+                    )),
+                    None => Cell::Empty,
+                },
             ]);
         }
         table.twins = self.methods.iter().map(MethodResult::twin_record).collect();
         table.note(self.protocol_note());
+        match &self.instructions_note {
+            Some(why) => table.note(why.clone()),
+            None => table.note("Instructions per operation are counted by callgrind, in a separate run of each copy, collection switched on only around its batch loop: they are deterministic, so twins agree to within the batch's fixed overhead."),
+        };
         table
     }
 
@@ -652,6 +760,7 @@ mod tests {
             batch_target: Duration::from_nanos(1),
             warmup_rounds: 0,
             rounds: 3,
+            count_instructions: false,
         });
         timing.method("a", || log.borrow_mut().push('a'));
         timing.method("b", || log.borrow_mut().push('b'));
@@ -677,6 +786,7 @@ mod tests {
             batch_target: Duration::from_nanos(1),
             warmup_rounds: 0,
             rounds: 2,
+            count_instructions: false,
         });
         timing.method("a", || log.borrow_mut().push('a'));
         timing.method("b", || log.borrow_mut().push('b'));

@@ -1,0 +1,157 @@
+//! Instruction counts from `valgrind --tool=callgrind`: a noise-free second opinion on timings.
+//!
+//! After a timed run, every method copy (original and twin) is executed again in a child
+//! process, the experiments binary itself under callgrind, with collection switched on only
+//! inside [`window`]. The child is told which copy to run through [`PROBE_VAR`]: it runs the same
+//! experiment, skips every other timed run, executes that copy's batch loop inside the window and
+//! exits. Instruction counts are deterministic for the same binary and input: twins should agree
+//! to within a few instructions. Where valgrind is missing the column says so and nothing fails.
+
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The callgrind function pattern of [`window`] (callgrind matches demangled names).
+const WINDOW_PATTERN: &str = "lab::callgrind::window*";
+
+/// Set in a probe child: `<experiment id>:<timing run index>:<slot>:<iterations>`.
+pub const PROBE_VAR: &str = "LAB_CALLGRIND_PROBE";
+
+/// What a probe child must run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The experiment to run.
+    pub experiment: String,
+    /// Which `Timing::run` of that experiment (0-based, in call order).
+    pub run: usize,
+    /// Which copy: method index × 2 + (0 original, 1 twin).
+    pub slot: usize,
+    /// Operations to execute inside the window.
+    pub iters: u64,
+}
+
+impl Probe {
+    fn encode(&self) -> String {
+        format!(
+            "{}:{}:{}:{}",
+            self.experiment, self.run, self.slot, self.iters
+        )
+    }
+
+    /// The probe this process was started for, if any.
+    pub fn from_env() -> Option<Probe> {
+        let text = std::env::var(PROBE_VAR).ok()?;
+        let mut parts = text.split(':');
+        let probe = Probe {
+            experiment: parts.next()?.to_owned(),
+            run: parts.next()?.parse().ok()?,
+            slot: parts.next()?.parse().ok()?,
+            iters: parts.next()?.parse().ok()?,
+        };
+        Some(probe)
+    }
+}
+
+static CURRENT_EXPERIMENT: Mutex<Option<String>> = Mutex::new(None);
+static RUN_INDEX: AtomicUsize = AtomicUsize::new(0);
+
+/// Called by the experiments runner before each experiment: timing runs are numbered from 0.
+pub fn start_experiment(id: &str) {
+    *CURRENT_EXPERIMENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.to_owned());
+    RUN_INDEX.store(0, Ordering::SeqCst);
+}
+
+/// The experiment being run and the index of the timing run starting now.
+pub(crate) fn next_run() -> (Option<String>, usize) {
+    let id = CURRENT_EXPERIMENT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    (id, RUN_INDEX.fetch_add(1, Ordering::SeqCst))
+}
+
+/// The only code whose instructions are collected. Never inlined, so callgrind sees its name.
+#[inline(never)]
+pub fn window(run: &mut dyn FnMut(u64) -> u64, iters: u64) -> u64 {
+    run(iters)
+}
+
+/// Whether instruction counts can be taken here, and if not, why.
+pub fn availability() -> Result<(), String> {
+    if cfg!(debug_assertions) {
+        return Err("not counted in a dev build".to_owned());
+    }
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => Err("valgrind is not installed".to_owned()),
+    }
+}
+
+/// Runs `probe` in a child process under callgrind and returns instructions per operation.
+pub fn count_instructions(probe: &Probe) -> Result<f64, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let out_file = std::env::temp_dir().join(format!(
+        "lab-callgrind-{}-{}-{}-{}.out",
+        std::process::id(),
+        probe.experiment,
+        probe.run,
+        probe.slot
+    ));
+    let status = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--toggle-collect={WINDOW_PATTERN}"))
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg(&exe)
+        .args(["--only", &probe.experiment])
+        .env(PROBE_VAR, probe.encode())
+        .env_remove(crate::experiments::DEV_BINARY_VAR)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run valgrind: {e}"))?;
+    let text = std::fs::read_to_string(&out_file);
+    let _ = std::fs::remove_file(&out_file);
+    if !status.success() {
+        return Err(format!("the callgrind run failed ({status})"));
+    }
+    let text = text.map_err(|e| format!("no callgrind output: {e}"))?;
+        let total = parse_total(&text).ok_or("no totals line in the callgrind output")?;
+    if total == 0 {
+        return Err(format!("callgrind collected nothing: `{WINDOW_PATTERN}` matched no function"));
+    }
+    Ok(total as f64 / probe.iters as f64)
+}
+
+/// The `totals:` (or `summary:`) instruction count of a callgrind output file.
+pub fn parse_total(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix("totals:")
+                .or_else(|| line.strip_prefix("summary:"))
+        })
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_callgrind_totals() {
+        let text = "events: Ir\nfn=foo\n3 120\nsummary: 4242\ntotals: 4242\n";
+        assert_eq!(parse_total(text), Some(4242));
+        assert_eq!(parse_total("events: Ir\n"), None);
+    }
+
+    #[test]
+    fn a_probe_round_trips_through_its_encoding() {
+        let probe = Probe {
+            experiment: "M3".into(),
+            run: 1,
+            slot: 5,
+            iters: 1000,
+        };
+        assert_eq!(probe.encode(), "M3:1:5:1000");
+    }
+}
