@@ -115,9 +115,11 @@ pub fn count_instructions(probe: &Probe) -> Result<f64, String> {
         return Err(format!("the callgrind run failed ({status})"));
     }
     let text = text.map_err(|e| format!("no callgrind output: {e}"))?;
-        let total = parse_total(&text).ok_or("no totals line in the callgrind output")?;
+    let total = parse_total(&text).ok_or("no totals line in the callgrind output")?;
     if total == 0 {
-        return Err(format!("callgrind collected nothing: `{WINDOW_PATTERN}` matched no function"));
+        return Err(format!(
+            "callgrind collected nothing: `{WINDOW_PATTERN}` matched no function"
+        ));
     }
     Ok(total as f64 / probe.iters as f64)
 }
