@@ -141,6 +141,18 @@ fn to_i64(bytes: usize) -> i64 {
     bytes as i64
 }
 
+/// Counts a successful `alloc` or `alloc_zeroed` of `layout`.
+fn record_alloc(ptr: *mut u8, layout: Layout) {
+    INSTALLED.store(true, Ordering::Relaxed);
+    if !ptr.is_null() {
+        record(|c| {
+            c.allocs += 1;
+            c.bytes_allocated += layout.size() as u64;
+            c.live += to_i64(layout.size());
+        });
+    }
+}
+
 // SAFETY: every method forwards to `INSTRUMENTED_SYSTEM`, a `GlobalAlloc` over `System`, with the
 // caller's arguments unchanged, and returns its result unchanged. The counting only reads sizes
 // and pointers and touches a thread-local `Cell` that never allocates.
@@ -148,28 +160,14 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
         let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc(layout) };
-        INSTALLED.store(true, Ordering::Relaxed);
-        if !ptr.is_null() {
-            record(|c| {
-                c.allocs += 1;
-                c.bytes_allocated += layout.size() as u64;
-                c.live += to_i64(layout.size());
-            });
-        }
+        record_alloc(ptr, layout);
         ptr
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
         let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc_zeroed(layout) };
-        INSTALLED.store(true, Ordering::Relaxed);
-        if !ptr.is_null() {
-            record(|c| {
-                c.allocs += 1;
-                c.bytes_allocated += layout.size() as u64;
-                c.live += to_i64(layout.size());
-            });
-        }
+        record_alloc(ptr, layout);
         ptr
     }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::table::significant;
+use crate::table::{decade_floor, pow10, significant};
 
 /// One line of a chart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,8 +65,13 @@ impl Axis {
             (lo, hi) = (1.0, 10.0);
         }
         if log {
-            lo = 10f64.powf(lo.log10().floor());
-            hi = 10f64.powf(hi.log10().ceil());
+            lo = pow10(decade_floor(lo));
+            let top = decade_floor(hi);
+            hi = if pow10(top) < hi {
+                pow10(top + 1)
+            } else {
+                pow10(top)
+            };
             if hi <= lo {
                 hi = lo * 10.0;
             }
@@ -95,11 +100,9 @@ impl Axis {
 
     fn ticks(&self) -> Vec<f64> {
         if self.log {
-            let (a, b) = (
-                self.lo.log10().round() as i32,
-                self.hi.log10().round() as i32,
-            );
-            (a..=b).map(|e| 10f64.powi(e)).collect()
+            (decade_floor(self.lo)..=decade_floor(self.hi))
+                .map(pow10)
+                .collect()
         } else {
             let step = nice_step((self.hi - self.lo) / 5.0);
             let count = ((self.hi - self.lo) / step).round() as usize;

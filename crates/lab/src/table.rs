@@ -108,7 +108,7 @@ pub fn significant(x: f64, digits: i32) -> String {
     if x == 0.0 {
         return "0".to_owned();
     }
-    let magnitude = x.abs().log10().floor() as i32;
+    let magnitude = decade_floor(x.abs());
     let decimals = (digits - 1 - magnitude).clamp(0, 6) as usize;
     if decimals == 0 {
         let rounded = x.abs().round() as u64;
@@ -118,6 +118,28 @@ pub fn significant(x: f64, digits: i32) -> String {
     let text = format!("{:.*}", decimals, x.abs());
     let sign = if x < 0.0 { "−" } else { "" };
     format!("{sign}{text}")
+}
+
+/// `10^e`, exactly where it can be (repeated multiplication, not `powi`, whose last bit may
+/// differ between math libraries).
+pub(crate) fn pow10(e: i32) -> f64 {
+    let mut value = 1.0;
+    for _ in 0..e.unsigned_abs() {
+        value *= 10.0;
+    }
+    if e < 0 { 1.0 / value } else { value }
+}
+
+/// The largest `e` with `10^e <= v` (for `v > 0`), exact even where `log10` is off by a bit.
+pub(crate) fn decade_floor(v: f64) -> i32 {
+    let mut e = v.log10().floor() as i32;
+    while pow10(e) > v {
+        e -= 1;
+    }
+    while pow10(e + 1) <= v {
+        e += 1;
+    }
+    e
 }
 
 /// Nanoseconds with a unit that keeps three significant digits readable.
