@@ -246,10 +246,8 @@ fn m5_publish_rule(measured: &Measurements) -> Table {
         },
     );
     let verdict = publish::ratio(heap, zeroed, RATIO_PRECISION);
-    let (value, spread) = match verdict {
-        Verdict::Published(v) => (v, 0.0),
-        Verdict::NotResolvable { value, noise } => (value, noise),
-    };
+    let value = heap.original_ns / zeroed.original_ns;
+    let spread = publish::ratio_spread(heap, zeroed);
     table.row(vec![
         Cell::text(format!(
             "heap / zeroed stack (precision ±{} %)",

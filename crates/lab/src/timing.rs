@@ -662,15 +662,7 @@ pub mod publish {
     /// `precision` (a fraction: 0.1 means ±10 %).
     pub fn ratio(a: Pair, b: Pair, precision: f64) -> Verdict {
         let value = a.original_ns / b.original_ns;
-        let swaps = [
-            a.twin_ns / b.original_ns,
-            a.original_ns / b.twin_ns,
-            a.twin_ns / b.twin_ns,
-        ];
-        let spread = swaps
-            .iter()
-            .map(|r| (r - value).abs() / value)
-            .fold(0.0, f64::max);
+        let spread = ratio_spread(a, b);
         if difference(a, b).is_published() && spread <= precision {
             Verdict::Published(value)
         } else {
@@ -679,6 +671,20 @@ pub mod publish {
                 noise: spread,
             }
         }
+    }
+
+    /// The largest relative change of `a / b` when either twin is swapped in (0.1 = 10 %).
+    pub fn ratio_spread(a: Pair, b: Pair) -> f64 {
+        let value = a.original_ns / b.original_ns;
+        let swaps = [
+            a.twin_ns / b.original_ns,
+            a.original_ns / b.twin_ns,
+            a.twin_ns / b.twin_ns,
+        ];
+        swaps
+            .iter()
+            .map(|r| (r - value).abs() / value)
+            .fold(0.0, f64::max)
     }
 }
 
