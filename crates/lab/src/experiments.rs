@@ -101,12 +101,12 @@ const FLOOR: &str = "touch an existing 2 KiB buffer";
 
 fn m3_timing(config: Config, schedule: Schedule) -> Measurements {
     let mut timing = Timing::new(config);
-    let existing = [0u8; workloads::DEMO_BYTES];
     timing.method(ZEROED, workloads::zeroed_stack_2k);
     timing.method(UNZEROED, workloads::uninit_stack_2k);
     timing.method(HEAP, workloads::heap_2k);
-    let mut floor_buffer = existing;
-    timing.floor(FLOOR, move || workloads::floor_touch(&mut floor_buffer));
+    // The closure owns the existing buffer; the twin gets its own copy of it.
+    let mut existing = [0u8; workloads::DEMO_BYTES];
+    timing.floor(FLOOR, move || workloads::floor_touch(&mut existing));
     timing.run(schedule)
 }
 
