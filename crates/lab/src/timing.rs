@@ -758,16 +758,22 @@ mod tests {
         assert_eq!(calibrate(&mut slow, 1_000_000), 1);
     }
 
+    /// A configuration whose calibration settles on one operation per batch, with no warm-up,
+    /// so a log of calls shows the round order directly.
+    fn one_op_batches(rounds: usize) -> Config {
+        Config {
+            batch_target: Duration::from_nanos(1),
+            warmup_rounds: 0,
+            rounds,
+            count_instructions: false,
+        }
+    }
+
     #[test]
     fn interleaved_rounds_rotate_and_every_slot_gets_every_round() {
         use std::cell::RefCell;
         let log = RefCell::new(Vec::new());
-        let mut timing = Timing::new(Config {
-            batch_target: Duration::from_nanos(1),
-            warmup_rounds: 0,
-            rounds: 3,
-            count_instructions: false,
-        });
+        let mut timing = Timing::new(one_op_batches(3));
         timing.method("a", || log.borrow_mut().push('a'));
         timing.method("b", || log.borrow_mut().push('b'));
         let measured = timing.run(Schedule::Interleaved);
@@ -788,12 +794,7 @@ mod tests {
     fn sequential_runs_every_round_of_a_slot_before_the_next() {
         use std::cell::RefCell;
         let log = RefCell::new(String::new());
-        let mut timing = Timing::new(Config {
-            batch_target: Duration::from_nanos(1),
-            warmup_rounds: 0,
-            rounds: 2,
-            count_instructions: false,
-        });
+        let mut timing = Timing::new(one_op_batches(2));
         timing.method("a", || log.borrow_mut().push('a'));
         timing.method("b", || log.borrow_mut().push('b'));
         timing.run(Schedule::Sequential);
