@@ -30,15 +30,28 @@ pub struct Chapter {
     pub code: &'static str,
     /// Whether its experiments also need the dev-profile build of their binary (M6).
     pub dev_build: bool,
+    /// The cargo feature that builds its experiments binary, for library crates that keep
+    /// `lab` out of their users' dependencies.
+    pub feature: Option<&'static str>,
 }
 
 /// Every chapter that has experiments, in course order.
-pub const CHAPTERS: &[Chapter] = &[Chapter {
-    name: "lab",
-    doc: "01-measure.md",
-    code: "crates/lab/src/experiments.rs",
-    dev_build: true,
-}];
+pub const CHAPTERS: &[Chapter] = &[
+    Chapter {
+        name: "lab",
+        doc: "01-measure.md",
+        code: "crates/lab/src/experiments.rs",
+        dev_build: true,
+        feature: None,
+    },
+    Chapter {
+        name: "pool",
+        doc: "03-pool.md",
+        code: "crates/pool/src/experiments.rs",
+        dev_build: false,
+        feature: Some("pool/experiments"),
+    },
+];
 
 /// Targets for the twin disagreement over every timed method of the report (chapter 1).
 const TWIN_TARGET_MEDIAN_PCT: f64 = 1.5;
@@ -226,6 +239,9 @@ fn cargo_build<'a>(
             "--bin",
             &format!("{}-experiments", chapter.name),
         ]);
+        if let Some(feature) = chapter.feature {
+            command.args(["--features", feature]);
+        }
     }
     let status = command
         .status()

@@ -17,8 +17,13 @@
 //!   Growth adds `new - old` to `bytes_allocated`; shrinking adds `old - new` to `bytes_freed`.
 //!   So `bytes_allocated - bytes_freed` is always the change in live bytes.
 //! - A failed allocation (null pointer) counts nothing.
+//!
+//! Counting is not free: `stats_alloc`'s process-wide totals are atomic read-modify-writes on
+//! every call. Timed runs therefore switch it off on their thread with [`pause`], so a timing
+//! of `vec![0u8; n]` is the system allocator's, not the instrument's; what remains is one
+//! thread-local read per call.
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -118,6 +123,34 @@ thread_local! {
     // A `const` initialiser and a `Copy` type: no lazy registration, no destructor, and so no
     // allocation from inside the allocator.
     static COUNTERS: Cell<Counters> = const { Cell::new(ZERO) };
+    static PAUSED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether counting is paused on this thread (false while its locals are being torn down).
+fn paused() -> bool {
+    PAUSED.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Switches counting off on the calling thread until the guard is dropped: calls go straight to
+/// the system allocator, neither the per-thread counters nor the process-wide totals see them.
+/// Used by timed runs (see the module docs); [`count`] refuses to run while paused.
+#[must_use = "counting resumes when the guard is dropped"]
+pub fn pause() -> Paused {
+    Paused {
+        was: PAUSED.with(|p| p.replace(true)),
+    }
+}
+
+/// Guard returned by [`pause`]: restores the previous state when dropped.
+#[derive(Debug)]
+pub struct Paused {
+    was: bool,
+}
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        PAUSED.with(|p| p.set(self.was));
+    }
 }
 
 /// Set by the first call that goes through [`CountingAlloc`]: lets [`count`] refuse to report
@@ -158,6 +191,10 @@ fn record_alloc(ptr: *mut u8, layout: Layout) {
 // and pointers and touches a thread-local `Cell` that never allocates.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if paused() {
+            // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
+            return unsafe { System.alloc(layout) };
+        }
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
         let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc(layout) };
         record_alloc(ptr, layout);
@@ -165,6 +202,10 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if paused() {
+            // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
+            return unsafe { System.alloc_zeroed(layout) };
+        }
         // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
         let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc_zeroed(layout) };
         record_alloc(ptr, layout);
@@ -172,6 +213,11 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if paused() {
+            // SAFETY: `INSTRUMENTED_SYSTEM` allocates with `System`, so every pointer this
+            // allocator handed out, counted or not, is `System`'s to free.
+            return unsafe { System.dealloc(ptr, layout) };
+        }
         // SAFETY: the caller guarantees `ptr` came from this allocator with `layout`.
         unsafe { stats_alloc::INSTRUMENTED_SYSTEM.dealloc(ptr, layout) };
         record(|c| {
@@ -182,6 +228,11 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if paused() {
+            // SAFETY: as for `dealloc`: the block is `System`'s, and the caller upholds
+            // `GlobalAlloc::realloc`'s contract, which we pass on.
+            return unsafe { System.realloc(ptr, layout, new_size) };
+        }
         // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract, which we pass on.
         let new_ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.realloc(ptr, layout, new_size) };
         INSTALLED.store(true, Ordering::Relaxed);
@@ -231,8 +282,13 @@ fn assert_installed() {
 /// inner one's allocations, exactly as if the inner call were not there.
 ///
 /// # Panics
-/// If [`CountingAlloc`] is not the program's `#[global_allocator]` (the counts would be zeros).
+/// If [`CountingAlloc`] is not the program's `#[global_allocator]` (the counts would be zeros),
+/// or if counting is [paused](pause) on this thread.
 pub fn count<T>(f: impl FnOnce() -> T) -> (T, AllocStats) {
+    assert!(
+        !paused(),
+        "lab::count called while counting is paused on this thread (inside a timed run?)"
+    );
     assert_installed();
     let before = snapshot();
     // Open a peak window: the peak is measured from the live level at the start.

@@ -210,6 +210,8 @@ impl<'a> Timing<'a> {
 
     /// Calibrates, warms up and measures every method and twin; consumes the table.
     pub fn run(mut self, schedule: Schedule) -> Measurements {
+        // Time the allocator, not the instrument: no counting on this thread while timing.
+        let _paused = crate::alloc::pause();
         let (experiment, run_index) = callgrind::next_run();
         if let Some(probe) = callgrind::Probe::from_env() {
             // A callgrind child: run one copy inside the window, or skip this run entirely.
@@ -563,7 +565,7 @@ impl Measurements {
     pub fn protocol_note(&self) -> String {
         let distinct = self.methods.iter().all(MethodResult::twins_are_distinct);
         format!(
-            "Times are nanoseconds per operation: median over {} {} rounds of one calibrated batch per method and per twin (batches of about {} µs, after {} warm-up rounds). Twins are separately monomorphised copies of the batch loop{}. A difference is printed only if it exceeds both methods' twin disagreement.",
+            "Times are nanoseconds per operation: median over {} {} rounds of one calibrated batch per method and per twin (batches of about {} µs, after {} warm-up rounds). Twins are separately monomorphised copies of the batch loop{}. The counting allocator is paused while timing. A difference is printed only if it exceeds both methods' twin disagreement.",
             self.config.rounds,
             match self.schedule {
                 Schedule::Interleaved => "interleaved",

@@ -145,3 +145,20 @@ fn the_process_wide_view_sees_everything() {
     let after = lab::CountingAlloc::process_stats();
     assert!(after.allocations > before.allocations);
 }
+
+#[test]
+fn a_paused_thread_is_not_counted_and_count_refuses_to_run_there() {
+    let ((), stats) = count(|| {
+        let paused = lab::alloc::pause();
+        drop(black_box(Box::new(0u64)));
+        drop(paused);
+    });
+    assert_eq!((stats.allocs, stats.deallocs), (0, 0));
+    let ((), resumed) = count(|| drop(black_box(Box::new(0u64))));
+    assert_eq!((resumed.allocs, resumed.deallocs), (1, 1));
+
+    let paused = lab::alloc::pause();
+    let refused = std::panic::catch_unwind(|| count(|| ()));
+    drop(paused);
+    assert!(refused.is_err(), "count must not report zeros while paused");
+}

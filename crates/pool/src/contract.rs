@@ -1,0 +1,125 @@
+//! The pool's contract, checked by the compiler.
+//!
+//! .NET's `ArrayPool<T>` asks its callers to give a buffer back once, never to touch it
+//! afterwards, never to give back what it did not lend, and to keep the pool alive; it checks
+//! none of it. Here each rule is a compile error. Every rule below has a `compile_fail`
+//! example **and** a compiling twin that differs only in obeying the rule: stable rustdoc
+//! does not check *which* error a `compile_fail` example produces, so without the twin a typo
+//! would pass as a proof. Each example also names its error code, which nightly rustdoc does
+//! check: CI runs these doctests on nightly as well (`cargo +nightly test --doc -p pool`).
+//!
+//! What is left to run time is measured in the chapter (`docs/03-pool.md`, P4–P9): stale
+//! data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers leaked with
+//! `mem::forget` (safe: the pool allocates a new one), returns beyond a bucket's bound
+//! (freed and counted), and the memory the pool retains.
+//!
+//! # 1. Give back twice
+//! Giving back is dropping the guard, and a value is dropped once: the second `drop` is a use
+//! of a moved value (E0382).
+//! ```compile_fail,E0382
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let buf = pool.rent(64);
+//! drop(buf);
+//! drop(buf);
+//! ```
+//! The twin, giving back once:
+//! ```
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let buf = pool.rent(64);
+//! drop(buf);
+//! ```
+//!
+//! # 2. Use after giving back
+//! Writing through the guard after it was dropped is a use of a moved value (E0382).
+//! ```compile_fail,E0382
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let mut buf = pool.rent(64);
+//! drop(buf);
+//! buf[0] = 99;
+//! ```
+//! The twin writes first:
+//! ```
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let mut buf = pool.rent(64);
+//! buf[0] = 99;
+//! drop(buf);
+//! ```
+//!
+//! # 3. A slice that outlives its guard
+//! Keeping a view of the buffer after the guard is gone does not compile either: the slice
+//! borrows the guard (E0597).
+//! ```compile_fail,E0597
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let view: &[u8] = {
+//!     let buf = pool.rent(64);
+//!     &buf[..]
+//! };
+//! assert_eq!(view.len(), 64);
+//! ```
+//! The twin copies what it needs out before the guard goes:
+//! ```
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let copy: Vec<u8> = {
+//!     let buf = pool.rent(64);
+//!     buf[..].to_vec()
+//! };
+//! assert_eq!(copy.len(), 64);
+//! ```
+//!
+//! # 4. Dropping the pool while something is rented
+//! The guard borrows its pool, so the pool cannot be dropped (or moved) while a buffer is out
+//! (E0505).
+//! ```compile_fail,E0505
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let buf = pool.rent(64);
+//! drop(pool);
+//! assert_eq!(buf.len(), 64);
+//! ```
+//! The twin gives the buffer back first:
+//! ```
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let buf = pool.rent(64);
+//! assert_eq!(buf.len(), 64);
+//! drop(buf);
+//! drop(pool);
+//! ```
+//!
+//! # 5. Giving back a buffer the pool never lent
+//! There is no "return" method taking a buffer: the only way to give one back is to drop a
+//! [`Rented`](crate::Rented), and only the pool can make one — its fields are private
+//! (E0451), so a foreign buffer cannot be dressed up as a rented one. A guard also always goes
+//! back to the pool that lent it, never to another.
+//! ```compile_fail,E0451
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let foreign: Box<[u8]> = vec![0u8; 64].into_boxed_slice();
+//! let fake = pool::Rented { buf: foreign, len: 64, pool: &pool };
+//! drop(fake);
+//! ```
+//! The twin gets its guard from the pool:
+//! ```
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let real: pool::Rented<'_, u8> = pool.rent(64);
+//! drop(real);
+//! assert_eq!(pool.stats().returns, 1);
+//! ```
+//!
+//! # 6. A pool of values that cannot cross threads
+//! The pool's per-thread caches are reachable from every thread (by `trim` and `stats`), so
+//! its element type must be `Send`, and the pool is then `Send + Sync` by the compiler's own
+//! rules; nothing in the crate asserts it by hand. A pool of a type that is not `Send` does
+//! not compile (E0277).
+//! ```compile_fail,E0277
+//! #[derive(Clone, Copy, Default)]
+//! struct NotSend(std::marker::PhantomData<*const u8>);
+//! fn needs_sync<P: Sync>(_: &P) {}
+//! let pool = pool::BufferPool::<NotSend>::new(pool::PoolConfig::default());
+//! needs_sync(&pool);
+//! ```
+//! The twin, with a `Send` element:
+//! ```
+//! #[derive(Clone, Copy, Default)]
+//! struct IsSend(std::marker::PhantomData<u8>);
+//! fn needs_sync<P: Sync>(_: &P) {}
+//! let pool = pool::BufferPool::<IsSend>::new(pool::PoolConfig::default());
+//! needs_sync(&pool);
+//! ```
