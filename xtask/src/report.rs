@@ -45,6 +45,13 @@ pub const CHAPTERS: &[Chapter] = &[
         feature: None,
     },
     Chapter {
+        name: "stack-buffer",
+        doc: "02-stack-buffer.md",
+        code: "crates/stack-buffer/src/experiments.rs",
+        dev_build: false,
+        feature: Some("stack-buffer/experiments"),
+    },
+    Chapter {
         name: "pool",
         doc: "03-pool.md",
         code: "crates/pool/src/experiments.rs",

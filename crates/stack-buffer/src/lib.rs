@@ -1,2 +1,376 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+
+#[cfg(feature = "experiments")]
+pub mod experiments;
+pub mod probe;
+pub mod workloads;
+
+use std::fmt;
+use std::mem::MaybeUninit;
+use std::sync::OnceLock;
+
+use pool::{BufferPool, PoolConfig};
+
+/// The stack scratch's capacity in `f64`s: 2 KiB, room for orders of up to [`MAX_STACK_ITEMS`].
+pub const CAP: usize = 256;
+/// The largest order the stack scratch holds: it needs two values per item.
+pub const MAX_STACK_ITEMS: usize = CAP / 2;
+/// The air-cargo convention for the volumetric divisor (cm³ per kg). A convention, not a law:
+/// every function takes the factor as a parameter.
+pub const AIR_FACTOR: f64 = 6000.0;
+/// Below this many centimetres on any axis, the minimum-cubage rule applies.
+pub const MIN_AXIS_CM: f64 = 10.0;
+/// The dimensions that replace the whole set when the minimum-cubage rule applies.
+pub const MIN_CUBAGE_CM: [f64; 3] = [13.0, 8.0, 0.4];
+
+/// One item of an order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Item {
+    /// Length in centimetres.
+    pub length_cm: f64,
+    /// Width in centimetres.
+    pub width_cm: f64,
+    /// Height in centimetres.
+    pub height_cm: f64,
+    /// Actual weight in kilograms.
+    pub weight_kg: f64,
+}
+
+impl Item {
+    /// Checks that the item can be billed: every dimension finite and positive, the weight
+    /// finite and not negative. Returns the first problem found.
+    pub fn check(&self) -> Result<(), &'static str> {
+        let dims = [
+            ("length_cm", self.length_cm),
+            ("width_cm", self.width_cm),
+            ("height_cm", self.height_cm),
+        ];
+        for (name, value) in dims {
+            if value.is_nan() {
+                return Err(match name {
+                    "length_cm" => "length_cm is NaN",
+                    "width_cm" => "width_cm is NaN",
+                    _ => "height_cm is NaN",
+                });
+            }
+            if !value.is_finite() || value <= 0.0 {
+                return Err(match name {
+                    "length_cm" => "length_cm must be finite and greater than 0",
+                    "width_cm" => "width_cm must be finite and greater than 0",
+                    _ => "height_cm must be finite and greater than 0",
+                });
+            }
+        }
+        if !self.weight_kg.is_finite() || self.weight_kg < 0.0 {
+            return Err("weight_kg must be finite and not negative");
+        }
+        Ok(())
+    }
+
+    /// The dimensions the volume is computed from: the item's own, or — if any axis is below
+    /// [`MIN_AXIS_CM`] — the whole set replaced by [`MIN_CUBAGE_CM`] (a substitution of the
+    /// set, not a per-axis floor).
+    pub fn billed_dimensions_cm(&self) -> [f64; 3] {
+        let dims = [self.length_cm, self.width_cm, self.height_cm];
+        if dims.iter().any(|&d| d < MIN_AXIS_CM) {
+            MIN_CUBAGE_CM
+        } else {
+            dims
+        }
+    }
+}
+
+/// The billed weight of a checked item: the larger of its actual weight and its volumetric
+/// weight, L × W × H / `factor` (cm³ per kg), after the minimum-cubage rule.
+///
+/// ```
+/// use stack_buffer::{billed_weight_kg, Item, AIR_FACTOR};
+/// let parcel = Item { length_cm: 30.0, width_cm: 20.0, height_cm: 10.0, weight_kg: 2.0 };
+/// assert_eq!(billed_weight_kg(&parcel, AIR_FACTOR), 2.0); // 6,000 cm³ / 6,000 = 1 kg < 2 kg
+/// ```
+pub fn billed_weight_kg(item: &Item, factor: f64) -> f64 {
+    let [l, w, h] = item.billed_dimensions_cm();
+    item.weight_kg.max(l * w * h / factor)
+}
+
+/// Why an order could not be packed. Nothing is ever returned as a box count for bad input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PackError {
+    /// An item cannot be billed.
+    InvalidItem {
+        /// Its position in the order (0-based).
+        index: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// An item's billed weight exceeds the box capacity: it fits in no box.
+    TooHeavy {
+        /// Its position in the order (0-based).
+        index: usize,
+        /// Its billed weight.
+        billed_kg: f64,
+        /// The box capacity.
+        capacity_kg: f64,
+    },
+    /// The box capacity is not a finite positive number.
+    InvalidCapacity(f64),
+    /// The volumetric factor is not a finite positive number.
+    InvalidFactor(f64),
+    /// [`Scratch::Stack`] was asked to pack more items than its fixed capacity holds.
+    TooManyForStack {
+        /// Items in the order.
+        items: usize,
+        /// The most the stack scratch holds ([`MAX_STACK_ITEMS`]).
+        max: usize,
+    },
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidItem { index, reason } => write!(f, "item {index}: {reason}"),
+            Self::TooHeavy {
+                index,
+                billed_kg,
+                capacity_kg,
+            } => write!(
+                f,
+                "item {index}: billed weight {billed_kg} kg exceeds the box capacity of {capacity_kg} kg"
+            ),
+            Self::InvalidCapacity(c) => {
+                write!(f, "box capacity {c} kg must be finite and greater than 0")
+            }
+            Self::InvalidFactor(x) => {
+                write!(f, "volumetric factor {x} must be finite and greater than 0")
+            }
+            Self::TooManyForStack { items, max } => write!(
+                f,
+                "{items} items do not fit the stack scratch (at most {max}); use Scratch::Hybrid or Scratch::Pool"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PackError {}
+
+/// Where [`pack_boxes`] gets its scratch buffer of 2N `f64`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scratch {
+    /// `vec![0.0; 2N]`: one allocation per call.
+    Heap,
+    /// Rented from [`scratch_pool`] and given back: no allocation once warm.
+    Pool,
+    /// A zeroed `[f64; CAP]` on the stack: no allocation; orders above [`MAX_STACK_ITEMS`] are
+    /// an error.
+    Stack,
+    /// An unzeroed `[MaybeUninit<f64>; CAP]` on the stack: like `Stack` without paying for the
+    /// zeroing; every value is written before it is read (checked by Miri).
+    StackUninit,
+    /// The production pattern: the zeroed stack array up to [`MAX_STACK_ITEMS`], the pool above.
+    Hybrid,
+}
+
+/// The pool [`Scratch::Pool`] and [`Scratch::Hybrid`] rent from.
+pub fn scratch_pool() -> &'static BufferPool<f64> {
+    static POOL: OnceLock<BufferPool<f64>> = OnceLock::new();
+    POOL.get_or_init(|| BufferPool::new(PoolConfig::default()))
+}
+
+/// Packs an order into boxes of `box_capacity_kg` by first-fit-decreasing over billed weights,
+/// and returns the number of boxes.
+///
+/// The work needs one scratch buffer of 2N `f64`s (the N billed weights, then the free capacity
+/// of each open box); `scratch` says where it comes from. Every strategy returns the same count.
+///
+/// ```
+/// use stack_buffer::{pack_boxes, Item, Scratch, AIR_FACTOR};
+/// let item = |kg| Item { length_cm: 20.0, width_cm: 20.0, height_cm: 20.0, weight_kg: kg };
+/// let order = [item(6.0), item(5.0), item(4.0), item(3.0)];
+/// assert_eq!(pack_boxes(&order, 10.0, AIR_FACTOR, Scratch::Hybrid), Ok(2));
+/// ```
+///
+/// # Errors
+/// An invalid item, capacity or factor, an item heavier than a box, or an order too large for
+/// [`Scratch::Stack`] — never a wrong count.
+pub fn pack_boxes(
+    items: &[Item],
+    box_capacity_kg: f64,
+    factor: f64,
+    scratch: Scratch,
+) -> Result<usize, PackError> {
+    let n2 = items.len() * 2;
+    match scratch {
+        Scratch::Heap => pack_into(items, box_capacity_kg, factor, &mut vec![0.0; n2]),
+        Scratch::Pool => pack_into(items, box_capacity_kg, factor, &mut scratch_pool().rent(n2)),
+        Scratch::Stack => {
+            if items.len() > MAX_STACK_ITEMS {
+                return Err(PackError::TooManyForStack {
+                    items: items.len(),
+                    max: MAX_STACK_ITEMS,
+                });
+            }
+            let mut buf = [0.0f64; CAP];
+            pack_into(items, box_capacity_kg, factor, &mut buf[..n2])
+        }
+        Scratch::StackUninit => {
+            if items.len() > MAX_STACK_ITEMS {
+                return Err(PackError::TooManyForStack {
+                    items: items.len(),
+                    max: MAX_STACK_ITEMS,
+                });
+            }
+            let mut buf = [const { MaybeUninit::<f64>::uninit() }; CAP];
+            pack_uninit(items, box_capacity_kg, factor, &mut buf[..n2])
+        }
+        Scratch::Hybrid => {
+            if items.len() <= MAX_STACK_ITEMS {
+                pack_boxes(items, box_capacity_kg, factor, Scratch::Stack)
+            } else {
+                pack_boxes(items, box_capacity_kg, factor, Scratch::Pool)
+            }
+        }
+    }
+}
+
+/// Checks the inputs and writes the billed weights, in any order, through `put`.
+fn billed_weights(
+    items: &[Item],
+    capacity: f64,
+    factor: f64,
+    mut put: impl FnMut(usize, f64),
+) -> Result<(), PackError> {
+    if !capacity.is_finite() || capacity <= 0.0 {
+        return Err(PackError::InvalidCapacity(capacity));
+    }
+    if !factor.is_finite() || factor <= 0.0 {
+        return Err(PackError::InvalidFactor(factor));
+    }
+    for (index, item) in items.iter().enumerate() {
+        item.check()
+            .map_err(|reason| PackError::InvalidItem { index, reason })?;
+        let billed = billed_weight_kg(item, factor);
+        if billed > capacity {
+            return Err(PackError::TooHeavy {
+                index,
+                billed_kg: billed,
+                capacity_kg: capacity,
+            });
+        }
+        put(index, billed);
+    }
+    Ok(())
+}
+
+/// First-fit-decreasing with an initialised scratch of at least 2N values.
+fn pack_into(
+    items: &[Item],
+    capacity: f64,
+    factor: f64,
+    scratch: &mut [f64],
+) -> Result<usize, PackError> {
+    let n = items.len();
+    let (weights, free) = scratch[..2 * n].split_at_mut(n);
+    billed_weights(items, capacity, factor, |i, w| weights[i] = w)?;
+    weights.sort_unstable_by(|a, b| b.total_cmp(a));
+    let mut boxes = 0;
+    for &w in weights.iter() {
+        match free[..boxes].iter_mut().find(|f| **f >= w) {
+            Some(f) => *f -= w,
+            None => {
+                free[boxes] = capacity - w;
+                boxes += 1;
+            }
+        }
+    }
+    Ok(boxes)
+}
+
+/// The same algorithm over uninitialised scratch: every slot is written before it is read.
+fn pack_uninit(
+    items: &[Item],
+    capacity: f64,
+    factor: f64,
+    scratch: &mut [MaybeUninit<f64>],
+) -> Result<usize, PackError> {
+    let n = items.len();
+    let (weights, free) = scratch[..2 * n].split_at_mut(n);
+    billed_weights(items, capacity, factor, |i, w| {
+        weights[i].write(w);
+    })?;
+    // SAFETY: `billed_weights` returned `Ok`, so it called `put` for every index in `0..n`,
+    // and each call initialised `weights[i]`. `MaybeUninit<f64>` has the layout of `f64`.
+    let weights: &mut [f64] = unsafe { &mut *(std::ptr::from_mut(weights) as *mut [f64]) };
+    weights.sort_unstable_by(|a, b| b.total_cmp(a));
+    let mut boxes = 0;
+    for &w in weights.iter() {
+        // SAFETY: `free[..boxes]` were all written (in the `None` arm below) before `boxes`
+        // grew past them.
+        let open = unsafe { &mut *(std::ptr::from_mut(&mut free[..boxes]) as *mut [f64]) };
+        match open.iter_mut().find(|f| **f >= w) {
+            Some(f) => *f -= w,
+            None => {
+                free[boxes].write(capacity - w);
+                boxes += 1;
+            }
+        }
+    }
+    Ok(boxes)
+}
+
+/// The deliberately wrong variant: reads the free capacity of the box it is about to open
+/// *before* writing it — an uninitialised read. Built only with the `deliberate-ub` feature,
+/// so that `cargo +nightly miri test -p stack-buffer --features deliberate-ub` can show Miri
+/// catching it; never part of a normal build.
+#[cfg(feature = "deliberate-ub")]
+pub fn pack_uninit_wrong(items: &[Item], capacity: f64, factor: f64) -> Result<usize, PackError> {
+    let mut buf = [const { MaybeUninit::<f64>::uninit() }; CAP];
+    let n = items.len().min(MAX_STACK_ITEMS);
+    let (weights, free) = buf[..2 * n].split_at_mut(n);
+    billed_weights(&items[..n], capacity, factor, |i, w| {
+        weights[i].write(w);
+    })?;
+    let mut boxes = 0;
+    for w in weights.iter() {
+        // SAFETY: deliberately violated — `free[boxes]` has not been written yet. This is the
+        // bug Miri must catch.
+        let stale = unsafe { free[boxes].assume_init() };
+        // SAFETY: see `pack_uninit` — the weights were all written.
+        let w = unsafe { w.assume_init() };
+        if stale < w {
+            free[boxes].write(capacity - w);
+            boxes += 1;
+        }
+    }
+    Ok(boxes)
+}
+
+/// A deterministic order of `n` items for tests and benches: dimensions 10–60 cm and weights
+/// 0.1–20 kg, with one item in four flattened below [`MIN_AXIS_CM`] on one axis so that the
+/// minimum-cubage branch really runs. Every item fits a box of [`BOX_KG`] at [`AIR_FACTOR`].
+pub fn generate_order(n: usize, seed: u64) -> Vec<Item> {
+    let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |lo: f64, hi: f64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        lo + (hi - lo) * ((state >> 11) as f64 / (1u64 << 53) as f64)
+    };
+    (0..n)
+        .map(|i| {
+            let mut item = Item {
+                length_cm: next(10.0, 60.0),
+                width_cm: next(10.0, 60.0),
+                height_cm: next(10.0, 60.0),
+                weight_kg: next(0.1, 20.0),
+            };
+            if i % 4 == 3 {
+                item.height_cm = next(0.5, 9.5);
+            }
+            item
+        })
+        .collect()
+}
+
+/// The box capacity the chapter's experiments use, in kilograms.
+pub const BOX_KG: f64 = 40.0;

@@ -1,0 +1,136 @@
+//! The chapter's workloads, one function each, called by the experiments, the criterion bench
+//! and the tests.
+//!
+//! The S3/S4 functions are `#[inline(never)]` and named per size, so the report can find each
+//! one in the experiments binary's own machine code and read what the compiler made of it.
+
+use std::hint::black_box;
+use std::mem::MaybeUninit;
+
+use crate::CAP;
+
+/// The same touch for every buffer: write the first and last value, hide the buffer from the
+/// optimiser, read both back (the seed's `Touch`).
+#[inline(always)]
+pub fn touch(buf: &mut [f64]) -> f64 {
+    let last = buf.len() - 1;
+    buf[0] = 1.0;
+    buf[last] = 2.0;
+    let buf = black_box(buf);
+    buf[0] + buf[last]
+}
+
+/// A zeroed stack array of `N` values, touched.
+#[inline(always)]
+pub fn zeroed_stack<const N: usize>() -> f64 {
+    let mut buf = [0.0f64; N];
+    touch(black_box(&mut buf))
+}
+
+/// An unzeroed stack array of `N` values, touched: both values are written before they are
+/// read, and nothing else is read, so no `unsafe` is needed.
+#[inline(always)]
+pub fn uninit_stack<const N: usize>() -> f64 {
+    let mut buf = [const { MaybeUninit::<f64>::uninit() }; N];
+    let buf = black_box(&mut buf);
+    let first = *buf[0].write(1.0);
+    let last = *buf[N - 1].write(2.0);
+    black_box(buf);
+    first + last
+}
+
+/// A zeroed heap buffer of exactly `n` values, touched and freed.
+#[inline(always)]
+pub fn heap_zeroed(n: usize) -> f64 {
+    let mut buf = vec![0.0f64; n];
+    touch(&mut buf)
+}
+
+/// An unzeroed heap buffer of exactly `n` values (`Vec::with_capacity`), touched through its
+/// spare capacity and freed.
+#[inline(always)]
+pub fn heap_uninit(n: usize) -> f64 {
+    let mut buf = Vec::<f64>::with_capacity(n);
+    let spare = black_box(buf.spare_capacity_mut());
+    let first = *spare[0].write(1.0);
+    let last = *spare[n - 1].write(2.0);
+    black_box(&mut buf);
+    first + last
+}
+
+macro_rules! sized {
+    ($($zeroed:ident, $uninit:ident, $heap_zeroed:ident, $heap_uninit:ident, $n:literal;)*) => {
+        $(
+            #[doc = concat!("S3: a zeroed stack array of ", stringify!($n), " `f64`s, touched.")]
+            #[inline(never)]
+            pub fn $zeroed() -> f64 {
+                zeroed_stack::<$n>()
+            }
+            #[doc = concat!("S3: an unzeroed stack array of ", stringify!($n), " `f64`s, touched.")]
+            #[inline(never)]
+            pub fn $uninit() -> f64 {
+                uninit_stack::<$n>()
+            }
+            #[doc = concat!("S3: a zeroed heap buffer of ", stringify!($n), " `f64`s, touched.")]
+            #[inline(never)]
+            pub fn $heap_zeroed() -> f64 {
+                heap_zeroed(black_box($n))
+            }
+            #[doc = concat!("S3: an unzeroed heap buffer of ", stringify!($n), " `f64`s, touched.")]
+            #[inline(never)]
+            pub fn $heap_uninit() -> f64 {
+                heap_uninit(black_box($n))
+            }
+        )*
+        /// The S3 sizes: (bytes, zeroed stack, unzeroed stack, zeroed heap, unzeroed heap), with
+        /// each function's name as the report looks it up in the machine code.
+        pub const S3: [(usize, [(&str, fn() -> f64); 4]); 4] = [
+            $((
+                $n * 8,
+                [
+                    (stringify!($zeroed), $zeroed as fn() -> f64),
+                    (stringify!($uninit), $uninit),
+                    (stringify!($heap_zeroed), $heap_zeroed),
+                    (stringify!($heap_uninit), $heap_uninit),
+                ],
+            ),)*
+        ];
+    };
+}
+
+sized! {
+    zeroed_16b, uninit_16b, heap_zeroed_16b, heap_uninit_16b, 2;
+    zeroed_256b, uninit_256b, heap_zeroed_256b, heap_uninit_256b, 32;
+    zeroed_2k, uninit_2k, heap_zeroed_2k, heap_uninit_2k, 256;
+    zeroed_8k, uninit_8k, heap_zeroed_8k, heap_uninit_8k, 1024;
+}
+
+/// S5's ceiling: `memset` (through `slice::fill`) of an existing buffer, then the same touch.
+#[inline(never)]
+pub fn memset_existing(buf: &mut [f64]) -> f64 {
+    let buf = black_box(buf);
+    buf.fill(0.0);
+    touch(buf)
+}
+
+/// S1: a usable buffer of `2n` values from the heap, touched.
+pub fn s1_heap(n: usize) -> f64 {
+    heap_zeroed(2 * n)
+}
+
+/// S1: the fixed-capacity stack array (`CAP` values, all zeroed whatever `n` is), the first
+/// `2n` used and touched.
+///
+/// # Panics
+/// If `n` exceeds [`crate::MAX_STACK_ITEMS`].
+pub fn s1_stack(n: usize) -> f64 {
+    let mut buf = [0.0f64; CAP];
+    let buf = black_box(&mut buf);
+    touch(&mut buf[..2 * n])
+}
+
+/// S1: `2n` values rented from the scratch pool, touched, given back.
+pub fn s1_pool(n: usize) -> f64 {
+    let mut buf = crate::scratch_pool().rent(2 * n);
+    touch(&mut buf)
+}
