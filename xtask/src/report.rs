@@ -58,6 +58,13 @@ pub const CHAPTERS: &[Chapter] = &[
         dev_build: false,
         feature: Some("pool/experiments"),
     },
+    Chapter {
+        name: "arena",
+        doc: "04-arena.md",
+        code: "crates/arena/src/experiments.rs",
+        dev_build: false,
+        feature: Some("arena/experiments"),
+    },
 ];
 
 /// Targets for the twin disagreement over every timed method of the report (chapter 1).

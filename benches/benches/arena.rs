@@ -1,0 +1,41 @@
+//! Chapter 4's workloads under criterion: `cargo bench -p benches --bench arena`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn a1_two_hundred_thousand_nodes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("A1");
+    group.sample_size(20);
+    for (name, f) in [
+        (
+            "push_no_reserve",
+            arena::push_no_reserve as fn(usize) -> u64,
+        ),
+        ("push_reserved", arena::push_reserved),
+        ("one_allocation", arena::one_allocation),
+        ("box_per_item", arena::box_per_item),
+        ("bump_per_item", arena::bump_per_item),
+        ("bump_with_capacity", arena::bump_with_capacity),
+        ("typed_arena_per_item", arena::typed_arena_per_item),
+        ("pool_per_item", arena::pool_per_item),
+    ] {
+        group.bench_function(name, |b| b.iter(|| f(black_box(arena::N))));
+    }
+    group.finish();
+}
+
+fn a6_churn(c: &mut Criterion) {
+    let mut group = c.benchmark_group("A6");
+    group.sample_size(10);
+    group.bench_function("churn_arena", |b| {
+        b.iter(|| arena::churn_arena(black_box(arena::CHURN_LIVE), arena::CHURN_STEPS))
+    });
+    group.bench_function("churn_pool", |b| {
+        b.iter(|| arena::churn_pool(black_box(arena::CHURN_LIVE), arena::CHURN_STEPS))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, a1_two_hundred_thousand_nodes, a6_churn);
+criterion_main!(benches);

@@ -1,0 +1,145 @@
+//! One function, any allocator (A4, A5): allocators passed as a parameter, through the
+//! `allocator-api2` crate (the stable mirror of the standard library's unstable `Allocator`
+//! trait), and a wrapper that counts what each one does.
+
+use std::alloc::Layout;
+use std::cell::Cell;
+use std::ptr::NonNull;
+
+use allocator_api2::alloc::{AllocError, Allocator, Global};
+use allocator_api2::vec::Vec;
+
+use crate::{Node, checksum, node};
+
+/// A5: builds `n` nodes in a vector whose storage comes from `alloc`, whatever it is — the
+/// Rust spelling of the Zig seed's `fn buildNodes(a: std.mem.Allocator, n: usize)`.
+///
+/// ```
+/// use allocator_api2::alloc::Global;
+/// let bump = bumpalo::Bump::new();
+/// assert_eq!(arena::allocators::build_nodes(100, Global).len(), 100);
+/// assert_eq!(arena::allocators::build_nodes(100, &bump).len(), 100);
+/// ```
+pub fn build_nodes<A: Allocator>(n: usize, alloc: A) -> Vec<Node, A> {
+    let mut nodes = Vec::new_in(alloc);
+    for i in 0..n {
+        nodes.push(node(i));
+    }
+    nodes
+}
+
+/// The push workload through any allocator: `n` pushes without reserving.
+pub fn push_in<A: Allocator>(n: usize, alloc: A) -> u64 {
+    checksum(build_nodes(n, alloc).iter())
+}
+
+/// What a [`Counting`] allocator saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Calls {
+    /// `allocate` and `allocate_zeroed`.
+    pub allocs: u64,
+    /// Growths that kept the pointer.
+    pub grown_in_place: u64,
+    /// Growths that moved the block.
+    pub moved: u64,
+    /// Shrinks.
+    pub shrunk: u64,
+    /// `deallocate`.
+    pub frees: u64,
+}
+
+/// Counts the calls that reach `inner`, classifying every growth as in place or moved.
+#[derive(Debug, Default)]
+pub struct Counting<A> {
+    inner: A,
+    calls: Cell<Calls>,
+}
+
+impl<A> Counting<A> {
+    /// Wraps `inner`.
+    pub fn new(inner: A) -> Self {
+        Self {
+            inner,
+            calls: Cell::new(Calls::default()),
+        }
+    }
+
+    /// The calls so far.
+    pub fn calls(&self) -> Calls {
+        self.calls.get()
+    }
+
+    fn record(&self, f: impl FnOnce(&mut Calls)) {
+        let mut calls = self.calls.get();
+        f(&mut calls);
+        self.calls.set(calls);
+    }
+}
+
+// SAFETY: every method forwards to `inner` with the caller's arguments and returns its result
+// unchanged; the counting only reads pointers and touches a `Cell`. Blocks are always returned
+// to the allocator that made them, because `grow`/`shrink` go to `inner` too.
+unsafe impl<A: Allocator> Allocator for Counting<A> {
+    fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+        let block = self.inner.allocate(layout)?;
+        self.record(|c| c.allocs += 1);
+        Ok(block)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        self.record(|c| c.frees += 1);
+        // SAFETY: the caller guarantees `ptr` was allocated by this allocator with `layout`,
+        // and every block of this allocator is `inner`'s.
+        unsafe { self.inner.deallocate(ptr, layout) }
+    }
+
+    unsafe fn grow(
+        &self,
+        ptr: NonNull<u8>,
+        old_layout: Layout,
+        new_layout: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        // SAFETY: the caller upholds `Allocator::grow`'s contract, which we pass on.
+        let block = unsafe { self.inner.grow(ptr, old_layout, new_layout)? };
+        let in_place = block.cast::<u8>() == ptr;
+        self.record(|c| {
+            if in_place {
+                c.grown_in_place += 1;
+            } else {
+                c.moved += 1;
+            }
+        });
+        Ok(block)
+    }
+
+    unsafe fn shrink(
+        &self,
+        ptr: NonNull<u8>,
+        old_layout: Layout,
+        new_layout: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        self.record(|c| c.shrunk += 1);
+        // SAFETY: the caller upholds `Allocator::shrink`'s contract, which we pass on.
+        unsafe { self.inner.shrink(ptr, old_layout, new_layout) }
+    }
+}
+
+/// An allocator that never grows a block in place: every growth is a new block, a copy and a
+/// free — what the Zig seed's `DebugAllocator` does by design (it does not reuse addresses).
+/// It forwards only `allocate` and `deallocate` to the global allocator and keeps the
+/// `Allocator` trait's default `grow`, which is exactly allocate, copy, deallocate.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NeverInPlace;
+
+// SAFETY: `allocate` and `deallocate` forward to `Global`, so every block this allocator hands
+// out is a `Global` block and is freed by `Global`; the default `grow`/`shrink` only use these two.
+unsafe impl Allocator for NeverInPlace {
+    fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+        Global.allocate(layout)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: `ptr` came from `Global` (see `allocate`) with `layout`.
+        unsafe { Global.deallocate(ptr, layout) }
+    }
+}
