@@ -194,15 +194,8 @@ fn a2_growth(_: &Settings) -> Vec<Table> {
             "seed",
         ],
     );
-    let push_u64 = |n: usize| {
-        count(|| {
-            let mut v: Vec<u64> = Vec::new();
-            for i in 0..n {
-                v.push(black_box(i as u64));
-            }
-            v.capacity()
-        })
-    };
+    // Chapter 1's workload, the same function M1 counts.
+    let push_u64 = |n: usize| count(|| lab::workloads::push_u64(black_box(n)).capacity());
     let (_, nodes) = count(|| black_box(push_no_reserve(N)));
     table.row(vec![
         Cell::text("200,000 × `Vec<Node>::push` (16-byte nodes)"),
