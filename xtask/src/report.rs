@@ -33,6 +33,8 @@ pub struct Chapter {
     /// The cargo feature that builds its experiments binary, for library crates that keep
     /// `lab` out of their users' dependencies.
     pub feature: Option<&'static str>,
+    /// Other binaries of the crate its experiments run as child processes.
+    pub other_bins: &'static [&'static str],
 }
 
 /// Every chapter that has experiments, in course order.
@@ -43,6 +45,7 @@ pub const CHAPTERS: &[Chapter] = &[
         code: "crates/lab/src/experiments.rs",
         dev_build: true,
         feature: None,
+        other_bins: &[],
     },
     Chapter {
         name: "stack-buffer",
@@ -50,6 +53,7 @@ pub const CHAPTERS: &[Chapter] = &[
         code: "crates/stack-buffer/src/experiments.rs",
         dev_build: false,
         feature: Some("stack-buffer/experiments"),
+        other_bins: &[],
     },
     Chapter {
         name: "pool",
@@ -57,6 +61,7 @@ pub const CHAPTERS: &[Chapter] = &[
         code: "crates/pool/src/experiments.rs",
         dev_build: false,
         feature: Some("pool/experiments"),
+        other_bins: &[],
     },
     Chapter {
         name: "arena",
@@ -64,6 +69,15 @@ pub const CHAPTERS: &[Chapter] = &[
         code: "crates/arena/src/experiments.rs",
         dev_build: false,
         feature: Some("arena/experiments"),
+        other_bins: &[],
+    },
+    Chapter {
+        name: "receipt",
+        doc: "05-receipt.md",
+        code: "crates/receipt/src/experiments.rs",
+        dev_build: false,
+        feature: Some("receipt/experiments"),
+        other_bins: &["receipt"],
     },
 ];
 
@@ -255,6 +269,9 @@ fn cargo_build<'a>(
         ]);
         if let Some(feature) = chapter.feature {
             command.args(["--features", feature]);
+        }
+        for bin in chapter.other_bins {
+            command.args(["--bin", bin]);
         }
     }
     let status = command

@@ -1,0 +1,66 @@
+//! One small input per class of bad input, with the message it must produce: used by the tests
+//! and by the chapter's R3 table, so both speak of the same cases.
+
+/// `(class, input, first line on standard error)`.
+pub const BAD_INPUT: [(&str, &str, &str); 10] = [
+    (
+        "wrong field count",
+        "1042|ต้มยำกุ้ง|2\n",
+        "line 1: expected 4 fields `order_id|item|qty|unit_price`, found 3",
+    ),
+    (
+        "order id not an integer",
+        "A42|ต้มยำกุ้ง|2|18000\n",
+        "line 1: order_id is not a decimal integer",
+    ),
+    ("empty item", "1042||2|18000\n", "line 1: item is empty"),
+    (
+        "quantity zero",
+        "1042|ต้มยำกุ้ง|0|18000\n",
+        "line 1: qty is not a positive decimal integer",
+    ),
+    (
+        "quantity not an integer",
+        "1042|ต้มยำกุ้ง|two|18000\n",
+        "line 1: qty is not a positive decimal integer",
+    ),
+    (
+        "price with a decimal point",
+        "1042|ต้มยำกุ้ง|2|180.00\n",
+        "line 1: unit_price is not a decimal integer (satang)",
+    ),
+    (
+        "invalid UTF-8",
+        "1042|\u{FFFD}|2|18000\n",
+        "line 1: invalid UTF-8 at byte 5",
+    ),
+    (
+        "line longer than 4096 bytes",
+        "",
+        "line 1: line is 4111 bytes long, more than 4096",
+    ),
+    (
+        "qty × price overflows u64",
+        "1042|ต้มยำกุ้ง|2|9223372036854775808\n",
+        "line 1: qty × unit_price overflows",
+    ),
+    (
+        "order total overflows u64",
+        "1042|ต้มยำกุ้ง|1|18446744073709551615\n1042|ข้าวผัด|1|6000\n",
+        "line 2: the order total overflows",
+    ),
+];
+
+/// The bytes of a case: the invalid-UTF-8 case replaces U+FFFD by a lone `0xFF` byte, and the
+/// long-line case is built here (it is too long to write out).
+pub fn input(class: &str, text: &str) -> Vec<u8> {
+    match class {
+        "invalid UTF-8" => text
+            .replace('\u{FFFD}', "\u{0}")
+            .bytes()
+            .map(|b| if b == 0 { 0xFF } else { b })
+            .collect(),
+        "line longer than 4096 bytes" => format!("1042|{}|1|100\n", "x".repeat(4100)).into_bytes(),
+        _ => text.as_bytes().to_vec(),
+    }
+}
