@@ -5,7 +5,7 @@ use std::hint::black_box;
 
 use allocator_api2::alloc::Global;
 use lab::report::{Experiment, Settings};
-use lab::timing::publish::{self, Verdict};
+use lab::timing::publish;
 use lab::timing::{Config, Schedule, Timing};
 use lab::{AllocStats, Cell, Kind, Table, count};
 
@@ -166,15 +166,12 @@ fn a1_the_seed_table(settings: &Settings) -> Vec<Table> {
     let pair = |label: &str| m.method(label).expect("registered").pair();
     let boxed = pair(WORKLOADS[3].0);
     let bumped = pair(WORKLOADS[4].0);
-    let verdict = publish::ratio(boxed, bumped, RATIO_PRECISION);
-    table.note(format!(
-        "One `Box` per item / `bumpalo` per item: {} (target ≥ 5×; the seed's Zig arena: 3.1×; from the originals {}, moving {} under twin swap).",
-        match verdict {
-            Verdict::Published(v) => Cell::Ratio(v).render(),
-            Verdict::NotResolvable { .. } => "*not resolvable*".to_owned(),
-        },
-        Cell::Ratio(boxed.original_ns / bumped.original_ns).render(),
-        Cell::Percent(100.0 * publish::ratio_spread(boxed, bumped)).render(),
+    table.note(publish::ratio_note(
+        "One `Box` per item / `bumpalo` per item",
+        boxed,
+        bumped,
+        RATIO_PRECISION,
+        "≥ 5×; the seed's Zig arena: 3.1×",
     ));
     table.note("Counts are from `lab::CountingAlloc` (a `realloc` is one reallocation, whether it grew in place or moved); a node is 16 bytes (two `u64`s), the seed's objects are single `u64`s.");
     table.note(SEED_001);
@@ -390,10 +387,9 @@ fn a6_pool_vs_arena(settings: &Settings) -> Vec<Table> {
     ] {
         table.note(format!(
             "{what}, arena − pool: {}.",
-            match publish::difference(pair(arena), pair(pool)) {
-                Verdict::Published(v) => Cell::Nanos(v).render(),
-                Verdict::NotResolvable { .. } => "*not resolvable*".to_owned(),
-            }
+            publish::difference(pair(arena), pair(pool))
+                .cell(Cell::Nanos)
+                .render()
         ));
     }
     table.note("Seed (create only): arena 0.950 ms, `MemoryPool` 1.007 ms. The seed did not measure churn.");

@@ -675,6 +675,18 @@ pub mod publish {
         }
     }
 
+    /// One sentence for a table's notes about a ratio with a target: the ratio under the
+    /// publish rule, the target, the value from the originals and how much it moves under twin
+    /// swap — `"{label}: 3.2× (target {target}; from the originals 3.2×, moving 1.0 % under twin swap)."`.
+    pub fn ratio_note(label: &str, a: Pair, b: Pair, precision: f64, target: &str) -> String {
+        format!(
+            "{label}: {} (target {target}; from the originals {}, moving {} under twin swap).",
+            ratio(a, b, precision).cell(Cell::Ratio).render(),
+            Cell::Ratio(a.original_ns / b.original_ns).render(),
+            Cell::Percent(100.0 * ratio_spread(a, b)).render(),
+        )
+    }
+
     /// The largest relative change of `a / b` when either twin is swapped in (0.1 = 10 %).
     pub fn ratio_spread(a: Pair, b: Pair) -> f64 {
         let value = a.original_ns / b.original_ns;

@@ -868,16 +868,7 @@ fn p10_hit(settings: &Settings) -> (Table, Measurements) {
     );
     let pair = |name: &str| measured.method(name).expect("registered").pair();
     let mut ratio = |label: &str, a: Pair, b: Pair, target: &str| {
-        let verdict = publish::ratio(a, b, RATIO_PRECISION);
-        table.note(format!(
-            "{label}: {} (target {target}; from the originals {}, moving {} under twin swap).",
-            match verdict {
-                Verdict::Published(v) => Cell::Ratio(v).render(),
-                Verdict::NotResolvable { .. } => "*not resolvable*".to_owned(),
-            },
-            Cell::Ratio(a.original_ns / b.original_ns).render(),
-            Cell::Percent(100.0 * publish::ratio_spread(a, b)).render(),
-        ));
+        table.note(publish::ratio_note(label, a, b, RATIO_PRECISION, target));
     };
     ratio(
         "Pool / unzeroed stack array",

@@ -320,17 +320,10 @@ impl<T: Copy + Default + Send> BufferPool<T> {
     pub fn stats(&self) -> PoolStats {
         let element = mem::size_of::<T>() as u64;
         let mut stats = PoolStats::default();
-        let mut retain = |buf: &[T]| {
+        let retain = |stats: &mut PoolStats, buf: &[T]| {
             stats.retained_buffers += 1;
             stats.retained_bytes += buf.len() as u64 * element;
         };
-        for local in self.locals.iter() {
-            let local = lock(local);
-            local.slots.iter().flatten().for_each(|b| retain(b));
-        }
-        for stack in self.shared.iter() {
-            lock(stack).iter().for_each(|b| retain(b));
-        }
         for local in self.locals.iter() {
             let local = lock(local);
             stats.rents += local.rents;
@@ -338,6 +331,14 @@ impl<T: Copy + Default + Send> BufferPool<T> {
             stats.returns += local.returns;
             stats.discarded += local.discarded;
             stats.oversize += local.oversize;
+            local
+                .slots
+                .iter()
+                .flatten()
+                .for_each(|b| retain(&mut stats, b));
+        }
+        for stack in self.shared.iter() {
+            lock(stack).iter().for_each(|b| retain(&mut stats, b));
         }
         stats
     }

@@ -42,24 +42,28 @@ impl Item {
     /// finite and not negative. Returns the first problem found.
     pub fn check(&self) -> Result<(), &'static str> {
         let dims = [
-            ("length_cm", self.length_cm),
-            ("width_cm", self.width_cm),
-            ("height_cm", self.height_cm),
+            (
+                self.length_cm,
+                "length_cm is NaN",
+                "length_cm must be finite and greater than 0",
+            ),
+            (
+                self.width_cm,
+                "width_cm is NaN",
+                "width_cm must be finite and greater than 0",
+            ),
+            (
+                self.height_cm,
+                "height_cm is NaN",
+                "height_cm must be finite and greater than 0",
+            ),
         ];
-        for (name, value) in dims {
+        for (value, nan, out_of_range) in dims {
             if value.is_nan() {
-                return Err(match name {
-                    "length_cm" => "length_cm is NaN",
-                    "width_cm" => "width_cm is NaN",
-                    _ => "height_cm is NaN",
-                });
+                return Err(nan);
             }
             if !value.is_finite() || value <= 0.0 {
-                return Err(match name {
-                    "length_cm" => "length_cm must be finite and greater than 0",
-                    "width_cm" => "width_cm must be finite and greater than 0",
-                    _ => "height_cm must be finite and greater than 0",
-                });
+                return Err(out_of_range);
             }
         }
         if !self.weight_kg.is_finite() || self.weight_kg < 0.0 {
