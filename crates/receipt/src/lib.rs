@@ -132,7 +132,7 @@ trait Hold: fmt::Debug {
 #[derive(Debug, Default)]
 struct Open {
     order_id: Option<u64>,
-    total: Option<u64>,
+    total: u64,
     lines: u64,
     bad: Vec<u64>,
 }
@@ -225,13 +225,16 @@ impl Processor {
         if claimed.is_some() && claimed != self.open.order_id {
             self.close(input, summary, out, errors)?;
             self.open.order_id = claimed;
-            self.open.total = Some(0);
+            self.open.total = 0;
         }
         self.open.lines += 1;
         let checked = line::text(raw).and_then(|text| self.hold.add(text, start));
         let result = checked.and_then(|n| {
-            let total = self.open.total.unwrap_or(0).checked_add(n.line_total);
-            self.open.total = Some(total.ok_or(LineError::OrderTotalOverflow)?);
+            self.open.total = self
+                .open
+                .total
+                .checked_add(n.line_total)
+                .ok_or(LineError::OrderTotalOverflow)?;
             Ok(())
         });
         if let Err(reason) = result {
@@ -258,8 +261,7 @@ impl Processor {
             if summary.receipts > 0 {
                 out.write_all(b"\n")?;
             }
-            self.hold
-                .finish(input, id, self.open.total.unwrap_or(0), out)?;
+            self.hold.finish(input, id, self.open.total, out)?;
             summary.printed += lines;
             summary.receipts += 1;
         } else {
@@ -281,7 +283,7 @@ impl Processor {
             self.open.bad.clear();
         }
         self.open.order_id = None;
-        self.open.total = None;
+        self.open.total = 0;
         Ok(())
     }
 }

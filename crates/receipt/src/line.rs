@@ -64,11 +64,12 @@ pub struct Numbers {
 
 /// A decimal `u64`: ASCII digits only, no sign, no spaces, at least one digit.
 pub fn decimal(field: &str) -> Option<u64> {
-    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
+    if field.is_empty() {
         return None;
     }
     field.bytes().try_fold(0u64, |acc, b| {
-        acc.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+        let digit = b.checked_sub(b'0').filter(|&d| d <= 9)?;
+        acc.checked_mul(10)?.checked_add(u64::from(digit))
     })
 }
 
@@ -101,13 +102,19 @@ pub fn check_fields(
 /// Splits and checks a line without allocating; returns its numbers and its item.
 pub fn parse(text: &str) -> Result<(Numbers, &str), LineError> {
     let mut fields = text.split('|');
-    let mut next = || fields.next().unwrap_or("");
-    let (a, b, c, d) = (next(), next(), next(), next());
-    let count = text.bytes().filter(|&b| b == b'|').count() + 1;
-    if count != 4 {
-        return Err(LineError::FieldCount(count));
+    match (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    ) {
+        (Some(a), Some(b), Some(c), Some(d), None) => Ok((check_fields(a, b, c, d)?, b)),
+        // Counted only on this error path, for the message.
+        _ => Err(LineError::FieldCount(
+            text.bytes().filter(|&b| b == b'|').count() + 1,
+        )),
     }
-    Ok((check_fields(a, b, c, d)?, b))
 }
 
 /// The order id a raw line claims, if its first field is readable — even when the rest of the
