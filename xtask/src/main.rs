@@ -1,16 +1,31 @@
 //! `cargo xtask`: the workspace's own automation.
 //!
-//! `cargo xtask report` builds each chapter's experiments binary in release mode, runs it in its
-//! own process (where `lab::CountingAlloc` is the global allocator), writes the raw results to
-//! `docs/data/<chapter>.json` (the committed snapshot) and regenerates every table in `docs/`
-//! between `<!-- BEGIN GENERATED: id -->` and `<!-- END GENERATED: id -->` markers.
+//! `cargo xtask report` builds each chapter's experiments binaries in release mode (one per
+//! allocator the chapter is measured under), runs every timed experiment in K independent
+//! processes spread over time (every chapter's first process, then every chapter's second, …),
+//! writes the final snapshot to `docs/data/<chapter>.json` and regenerates every table in `docs/`
+//! between `<!-- BEGIN GENERATED: id -->` and `<!-- END GENERATED: id -->` markers. It refuses to
+//! run over uncommitted changes to the measured sources (`--allow-dirty` runs anyway and marks
+//! every header).
 //!
 //! `cargo xtask report --check` writes nothing: it re-renders the docs from the committed
-//! snapshot and re-runs every counted experiment, and fails if a file is stale or a count
-//! changed. CI runs it through `cargo test --workspace` (the `docs_are_fresh` test below).
+//! snapshot, re-runs every counted experiment and compares it exactly, checks that the snapshot
+//! was taken at a commit whose measured sources equal `HEAD`'s, and that every pinning test an
+//! experiment names exists. CI runs it through `cargo test --workspace` (`docs_are_fresh`).
+//!
+//! `cargo xtask verify` is the reader's command: it runs every timed experiment fresh, compares
+//! each conclusion the docs print with this machine's, and ends with one line,
+//! `conclusions: N checked, H hold, D differ, U not resolvable here`.
+//!
+//! Exit status: 0 on success, 1 when a run or a check fails (or `verify --strict` finds a
+//! conclusion that differs), 2 on a usage error.
 
 mod markers;
+mod pins;
+mod provenance;
+mod render;
 mod report;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -18,12 +33,23 @@ use std::process::ExitCode;
 pub const REGENERATE: &str = "cargo xtask report";
 
 const USAGE: &str = "\
-usage: cargo xtask report [--only CHAPTER] [--quick] [--check]
+usage: cargo xtask report [--only CHAPTER] [--quick] [--processes K] [--check] [--allow-dirty]
+       cargo xtask verify [--only CHAPTER] [--quick] [--processes K] [--strict] [--save [--name NAME]]
 
   report            run every chapter's experiments and regenerate docs/ and docs/data/
-  --only CHAPTER    run one chapter (lab, stack-buffer, pool, arena, receipt)
-  --quick           short settings for timed experiments (a smoke run: never commit its numbers)
-  --check           write nothing; fail if docs/ is stale or a counted result changed";
+  verify            run every timed experiment fresh and say which of the docs' conclusions
+                    hold on this machine (writes nothing unless --save)
+  --only CHAPTER    one chapter (lab, stack-buffer, pool, arena, receipt)
+  --quick           short timing settings, one process (a smoke run: never commit its numbers)
+  --processes K     independent processes per timed experiment (default 3; --quick: 1)
+  --check           write nothing; fail if docs/ is stale, a counted result changed, the
+                    snapshot's code differs from HEAD's, or a pinning test is missing
+  --allow-dirty     report over uncommitted changes to the measured sources (marked in docs/)
+  --strict          verify: exit 1 if a conclusion differs
+  --save            verify: write docs/data/machines/<name>.json (shown in chapter 1, M9)
+  --name NAME       verify --save: the record's name (default: date and CPU)
+
+exit status: 0 success, 1 failure, 2 usage error";
 
 /// Write the files, or only check that they are what they would be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,10 +60,17 @@ pub enum Mode {
     Check,
 }
 
+/// The commands.
+#[derive(Debug)]
+enum Command {
+    Report(report::Options),
+    Verify(verify::Options),
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = match parse(&args) {
-        Ok(Some(options)) => options,
+    let command = match parse(&args) {
+        Ok(Some(command)) => command,
         Ok(None) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -47,47 +80,104 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match report::run(&options) {
+    let result = match command {
+        Command::Report(options) => report::run(&options),
+        Command::Verify(options) => verify::run(&options),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("\nxtask report failed:\n{err}");
+            eprintln!("\nxtask failed:\n{err}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn parse(args: &[String]) -> Result<Option<report::Options>, String> {
+/// The options both commands share.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Common {
+    /// `--only CHAPTER`.
+    pub only: Option<String>,
+    /// `--quick`.
+    pub quick: bool,
+    /// `--processes K`, or the default.
+    pub processes: usize,
+}
+
+fn parse(args: &[String]) -> Result<Option<Command>, String> {
     let Some((command, rest)) = args.split_first() else {
         return Ok(None);
     };
-    match command.as_str() {
+    let verify = match command.as_str() {
         "help" | "--help" | "-h" => return Ok(None),
-        "report" => {}
+        "report" => false,
+        "verify" => true,
         other => return Err(format!("unknown command `{other}`")),
-    }
-    let mut options = report::Options {
-        mode: Mode::Write,
-        quick: false,
-        only: None,
     };
+    let mut common = Common::default();
+    let mut processes = None;
+    let (mut check, mut allow_dirty, mut strict, mut save, mut name) =
+        (false, false, false, false, None);
     let mut rest = rest.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
-            "--check" => options.mode = Mode::Check,
-            "--quick" => options.quick = true,
+            "--quick" => common.quick = true,
             "--only" => {
                 let chapter = rest.next().ok_or("--only needs a chapter name")?;
                 report::chapter(chapter)?;
-                options.only = Some(chapter.clone());
+                common.only = Some(chapter.clone());
+            }
+            "--processes" => {
+                let k = rest.next().ok_or("--processes needs a number")?;
+                let k: usize = k
+                    .parse()
+                    .ok()
+                    .filter(|k| *k >= 1)
+                    .ok_or(format!("--processes needs a number of at least 1, not `{k}`"))?;
+                processes = Some(k);
+            }
+            "--check" if !verify => check = true,
+            "--allow-dirty" if !verify => allow_dirty = true,
+            "--strict" if verify => strict = true,
+            "--save" if verify => save = true,
+            "--name" if verify => {
+                let value = rest.next().ok_or("--name needs a name")?;
+                if value.is_empty()
+                    || !value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                    || value.starts_with('.')
+                {
+                    return Err(format!(
+                        "--name takes letters, digits, `-`, `_` and `.` (a file name), not `{value}`"
+                    ));
+                }
+                name = Some(value.clone());
             }
             "--help" | "-h" => return Ok(None),
-            other => return Err(format!("unknown argument `{other}`")),
+            other => return Err(format!("unknown argument `{other}` for `{command}`")),
         }
     }
-    if options.mode == Mode::Check && options.quick {
-        return Err("--check re-runs only counted experiments; --quick does not apply".into());
+    common.processes = processes.unwrap_or(if common.quick { 1 } else { 3 });
+    if verify {
+        if name.is_some() && !save {
+            return Err("--name names the record --save writes; add --save".into());
+        }
+        return Ok(Some(Command::Verify(verify::Options {
+            common,
+            strict,
+            save,
+            name,
+        })));
     }
-    Ok(Some(options))
+    if check && (common.quick || processes.is_some()) {
+        return Err("--check re-runs only counted experiments; --quick and --processes do not apply".into());
+    }
+    Ok(Some(Command::Report(report::Options {
+        mode: if check { Mode::Check } else { Mode::Write },
+        common,
+        allow_dirty,
+    })))
 }
 
 #[cfg(test)]
@@ -98,40 +188,72 @@ mod tests {
         list.iter().map(|s| (*s).to_owned()).collect()
     }
 
+    fn report(list: &[&str]) -> report::Options {
+        match parse(&args(list)).unwrap().unwrap() {
+            Command::Report(options) => options,
+            Command::Verify(_) => panic!("parsed as verify"),
+        }
+    }
+
     #[test]
     fn parses_report_flags() {
-        let options = parse(&args(&["report", "--only", "lab", "--quick"]))
-            .unwrap()
-            .unwrap();
+        let options = report(&["report", "--only", "lab", "--quick"]);
         assert_eq!(
-            (options.mode, options.quick, options.only.as_deref()),
-            (Mode::Write, true, Some("lab"))
+            (
+                options.mode,
+                options.common.quick,
+                options.common.only.as_deref(),
+                options.common.processes
+            ),
+            (Mode::Write, true, Some("lab"), 1)
         );
+        assert_eq!(report(&["report"]).common.processes, 3);
+        assert_eq!(
+            report(&["report", "--processes", "5"]).common.processes,
+            5
+        );
+    }
+
+    #[test]
+    fn parses_verify_flags() {
+        let Command::Verify(options) = parse(&args(&[
+            "verify", "--strict", "--save", "--name", "vm-1",
+        ]))
+        .unwrap()
+        .unwrap() else {
+            panic!("parsed as report");
+        };
+        assert!(options.strict && options.save);
+        assert_eq!(options.name.as_deref(), Some("vm-1"));
     }
 
     #[test]
     fn unknown_chapters_and_flags_are_errors() {
-        assert!(
-            parse(&args(&["report", "--only", "nope"]))
-                .unwrap_err()
-                .contains("no chapter `nope`")
-        );
-        assert!(
-            parse(&args(&["report", "--fast"]))
-                .unwrap_err()
-                .contains("--fast")
-        );
-        assert!(parse(&args(&["reprot"])).unwrap_err().contains("reprot"));
+        let err = |list: &[&str]| parse(&args(list)).unwrap_err();
+        assert!(err(&["report", "--only", "nope"]).contains("no chapter `nope`"));
+        assert!(err(&["report", "--fast"]).contains("--fast"));
+        assert!(err(&["reprot"]).contains("reprot"));
+        assert!(err(&["report", "--strict"]).contains("--strict"));
+        assert!(err(&["verify", "--check"]).contains("--check"));
+        assert!(err(&["verify", "--name", "x"]).contains("add --save"));
+        assert!(err(&["verify", "--save", "--name", "../x"]).contains("file name"));
+        assert!(err(&["report", "--processes", "0"]).contains("at least 1"));
+        assert!(err(&["report", "--check", "--quick"]).contains("do not apply"));
     }
 
     /// The docs-freshness check, run by `cargo test --workspace`: fails when a generated block
-    /// in `docs/` differs from the committed snapshot or a counted experiment's result changed.
+    /// in `docs/` differs from the committed snapshot, a counted experiment's result changed,
+    /// the snapshot was taken from other code than `HEAD`'s, or a pinning test is missing.
     #[test]
     fn docs_are_fresh() {
         let options = report::Options {
             mode: Mode::Check,
-            quick: false,
-            only: None,
+            common: Common {
+                only: None,
+                quick: false,
+                processes: 1,
+            },
+            allow_dirty: false,
         };
         if let Err(err) = report::run(&options) {
             panic!("{err}");

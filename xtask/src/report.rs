@@ -1,4 +1,5 @@
-//! `cargo xtask report`: run the experiments, write the snapshot, regenerate the docs.
+//! `cargo xtask report`: run the experiments in K processes, write the snapshot, regenerate the
+//! docs; `--check`: verify all of it without writing.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -6,35 +7,37 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use lab::protocol::Allocator;
 use lab::report::Snapshot;
 use lab::{Kind, Table};
 
-use crate::{Mode, REGENERATE, markers};
+use crate::{Common, Mode, REGENERATE, pins, provenance, render};
 
 /// What `cargo xtask report` was asked to do.
 #[derive(Debug)]
 pub struct Options {
     pub mode: Mode,
-    pub quick: bool,
-    pub only: Option<String>,
+    pub common: Common,
+    pub allow_dirty: bool,
 }
 
-/// A chapter crate with an experiments binary, and the doc its tables go into.
+/// A chapter crate with experiments binaries, and the doc its tables go into.
 #[derive(Debug)]
 pub struct Chapter {
-    /// The crate's name; its binary is `<name>-experiments`, its data `docs/data/<name>.json`.
+    /// The crate's name; its binaries are `<name>-experiments[-<allocator>]`, its data
+    /// `docs/data/<name>.json`.
     pub name: &'static str,
     /// The chapter's file under `docs/`.
     pub doc: &'static str,
-    /// Where its experiments are defined, named under every table.
-    pub code: &'static str,
     /// Whether its experiments also need the dev-profile build of their binary (M6).
     pub dev_build: bool,
-    /// The cargo feature that builds its experiments binary, for library crates that keep
+    /// The cargo feature that builds its experiments binaries, for library crates that keep
     /// `lab` out of their users' dependencies.
     pub feature: Option<&'static str>,
     /// Other binaries of the crate its experiments run as child processes.
     pub other_bins: &'static [&'static str],
+    /// The allocators it is measured under (the system allocator first).
+    pub allocators: &'static [Allocator],
 }
 
 /// Every chapter that has experiments, in course order.
@@ -42,48 +45,44 @@ pub const CHAPTERS: &[Chapter] = &[
     Chapter {
         name: "lab",
         doc: "01-measure.md",
-        code: "crates/lab/src/experiments.rs",
         dev_build: true,
         feature: None,
         other_bins: &[],
+        allocators: &[Allocator::System],
     },
     Chapter {
         name: "stack-buffer",
         doc: "02-stack-buffer.md",
-        code: "crates/stack-buffer/src/experiments.rs",
         dev_build: false,
         feature: Some("stack-buffer/experiments"),
         other_bins: &[],
+        allocators: &Allocator::ALL,
     },
     Chapter {
         name: "pool",
         doc: "03-pool.md",
-        code: "crates/pool/src/experiments.rs",
         dev_build: false,
         feature: Some("pool/experiments"),
         other_bins: &[],
+        allocators: &Allocator::ALL,
     },
     Chapter {
         name: "arena",
         doc: "04-arena.md",
-        code: "crates/arena/src/experiments.rs",
         dev_build: false,
         feature: Some("arena/experiments"),
         other_bins: &[],
+        allocators: &Allocator::ALL,
     },
     Chapter {
         name: "receipt",
         doc: "05-receipt.md",
-        code: "crates/receipt/src/experiments.rs",
         dev_build: false,
         feature: Some("receipt/experiments"),
         other_bins: &["receipt"],
+        allocators: &Allocator::ALL,
     },
 ];
-
-/// Targets for the twin disagreement over every timed method of the report (chapter 1).
-const TWIN_TARGET_MEDIAN_PCT: f64 = 1.5;
-const TWIN_TARGET_MAX_PCT: f64 = 5.0;
 
 /// The chapter called `name`, or an error listing the known ones.
 pub fn chapter(name: &str) -> Result<&'static Chapter, String> {
@@ -96,7 +95,15 @@ pub fn chapter(name: &str) -> Result<&'static Chapter, String> {
     })
 }
 
-fn workspace_root() -> PathBuf {
+/// The chapters `--only` selects (all of them without it).
+pub fn selected(common: &Common) -> Result<Vec<&'static Chapter>, String> {
+    Ok(match &common.only {
+        Some(name) => vec![chapter(name)?],
+        None => CHAPTERS.iter().collect(),
+    })
+}
+
+pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives in the workspace root")
@@ -107,20 +114,24 @@ fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
-fn data_path(root: &Path, chapter: &Chapter) -> PathBuf {
+pub fn data_path(root: &Path, chapter: &Chapter) -> PathBuf {
     root.join("docs")
         .join("data")
         .join(format!("{}.json", chapter.name))
+}
+
+pub fn rel(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// Runs the report in the given mode.
 pub fn run(options: &Options) -> Result<(), String> {
     let started = Instant::now();
     let root = workspace_root();
-    let selected: Vec<&Chapter> = match &options.only {
-        Some(name) => vec![chapter(name)?],
-        None => CHAPTERS.iter().collect(),
-    };
+    let selected = selected(&options.common)?;
     let mut errors = Vec::new();
 
     // Every committed snapshot: the docs are rendered from all of them.
@@ -135,49 +146,53 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
     }
 
-    build_experiments(&root, &selected, options.mode)?;
-    for (idx, chapter) in selected.iter().enumerate() {
-        let step = Instant::now();
-        eprintln!(
-            "==> [{}/{}] {}: running experiments",
-            idx + 1,
-            selected.len(),
-            chapter.name
-        );
-        match options.mode {
-            Mode::Write => {
-                let snapshot = run_experiments(&root, chapter, &experiment_args(options))?;
-                let path = data_path(&root, chapter);
+    match options.mode {
+        Mode::Write => {
+            provenance::ensure_clean(&root, options.allow_dirty)?;
+            build(&root, &selected, Build::Report)?;
+            let fresh = measure(&root, &selected, &options.common)?;
+            for (name, snapshot) in fresh {
+                let path = data_path(&root, chapter(name)?);
                 let json =
                     serde_json::to_string_pretty(&snapshot).map_err(|e| e.to_string())? + "\n";
                 ensure_file_contents(&path, &json, Mode::Write)?;
-                snapshots.insert(chapter.name, snapshot);
-            }
-            Mode::Check => {
-                if let Some(committed) = snapshots.get(chapter.name) {
-                    if committed.quick {
-                        errors.push(format!(
-                            "{}: the committed snapshot came from a --quick run; its numbers are not the docs' figures",
-                            rel(&root, &data_path(&root, chapter))
-                        ));
-                    }
-                    let fresh = run_experiments(&root, chapter, &["--counted".to_owned()])?;
-                    errors.extend(compare_counts(&root, chapter, committed, &fresh));
-                }
+                snapshots.insert(name, snapshot);
             }
         }
-        eprintln!(
-            "    {} done in {:.1} s",
-            chapter.name,
-            step.elapsed().as_secs_f64()
-        );
+        Mode::Check => {
+            errors.extend(provenance::check_snapshots(&root, &snapshots));
+            build(&root, &selected, Build::Counted)?;
+            for chapter in &selected {
+                let Some(committed) = snapshots.get(chapter.name) else {
+                    continue;
+                };
+                eprintln!("==> {}: re-running the counted experiments", chapter.name);
+                if committed.quick {
+                    errors.push(format!(
+                        "{}: the committed snapshot came from a --quick run; its numbers are not the docs' figures",
+                        rel(&root, &data_path(&root, chapter))
+                    ));
+                }
+                let fresh = run_final(&root, chapter, &["--counted".to_owned()], &[])?;
+                errors.extend(compare_counts(&root, chapter, committed, &fresh));
+            }
+        }
     }
 
+    errors.extend(pins::check(&root, &snapshots));
+    let machines = render::machine_records(&root)?;
     for chapter in CHAPTERS {
         let Some(snapshot) = snapshots.get(chapter.name) else {
             continue;
         };
-        if let Err(err) = render_doc(&root, chapter, snapshot, &snapshots, options.mode) {
+        if let Err(err) = render::doc(
+            &root,
+            chapter,
+            snapshot,
+            &snapshots,
+            &machines,
+            options.mode,
+        ) {
             errors.push(err);
         }
     }
@@ -195,28 +210,13 @@ pub fn run(options: &Options) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{}\n\nTo fix: run `{REGENERATE}` (or `{REGENERATE} --only <chapter>`) and commit docs/.",
+            "{}\n\nTo fix: commit the code, then run `{REGENERATE}` (or `{REGENERATE} --only <chapter>`) from the clean tree and commit docs/.",
             errors.join("\n\n")
         ))
     }
 }
 
-fn experiment_args(options: &Options) -> Vec<String> {
-    if options.quick {
-        vec!["--quick".to_owned()]
-    } else {
-        Vec::new()
-    }
-}
-
-fn rel(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
-
-fn load_snapshot(root: &Path, chapter: &Chapter) -> Result<Snapshot, String> {
+pub fn load_snapshot(root: &Path, chapter: &Chapter) -> Result<Snapshot, String> {
     let path = data_path(root, chapter);
     let text = std::fs::read_to_string(&path).map_err(|err| {
         format!(
@@ -232,41 +232,51 @@ fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
+/// What to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// Every allocator's binary, and the dev profile where a chapter needs it.
+    Report,
+    /// Only the system allocator's release binaries (`--check` re-runs counted experiments).
+    Counted,
+}
+
+fn binary_name(chapter: &Chapter, allocator: Allocator) -> String {
+    format!("{}-experiments{}", chapter.name, allocator.binary_suffix())
+}
+
 /// Builds the selected chapters' experiments binaries in release mode, in one cargo call, and
-/// in the dev profile too for the chapters that compare the two (write mode only: `--check`
-/// re-runs only counted experiments, which never need the dev build).
-fn build_experiments(root: &Path, chapters: &[&Chapter], mode: Mode) -> Result<(), String> {
+/// in the dev profile too for the chapters that compare the two.
+pub fn build(root: &Path, chapters: &[&Chapter], what: Build) -> Result<(), String> {
     eprintln!("==> building experiments (release)");
-    cargo_build(root, chapters.iter().copied(), true)?;
+    cargo_build(root, chapters, what, true)?;
     let dev: Vec<&Chapter> = chapters
         .iter()
         .copied()
-        .filter(|c| c.dev_build && mode == Mode::Write)
+        .filter(|c| c.dev_build && what == Build::Report)
         .collect();
     if !dev.is_empty() {
         eprintln!("==> building experiments (dev profile, for M6)");
-        cargo_build(root, dev.into_iter(), false)?;
+        cargo_build(root, &dev, Build::Counted, false)?;
     }
     Ok(())
 }
 
-fn cargo_build<'a>(
-    root: &Path,
-    chapters: impl Iterator<Item = &'a Chapter>,
-    release: bool,
-) -> Result<(), String> {
+fn cargo_build(root: &Path, chapters: &[&Chapter], what: Build, release: bool) -> Result<(), String> {
     let mut command = cargo();
     command.current_dir(root).args(["build", "--quiet"]);
     if release {
         command.arg("--release");
     }
     for chapter in chapters {
-        command.args([
-            "--package",
-            chapter.name,
-            "--bin",
-            &format!("{}-experiments", chapter.name),
-        ]);
+        command.args(["--package", chapter.name]);
+        let allocators = match what {
+            Build::Report => chapter.allocators,
+            Build::Counted => &[Allocator::System][..],
+        };
+        for allocator in allocators {
+            command.args(["--bin", &binary_name(chapter, *allocator)]);
+        }
         if let Some(feature) = chapter.feature {
             command.args(["--features", feature]);
         }
@@ -284,23 +294,39 @@ fn cargo_build<'a>(
     }
 }
 
-fn run_experiments(root: &Path, chapter: &Chapter, args: &[String]) -> Result<Snapshot, String> {
-    let binary = target_dir(root)
+fn binary(root: &Path, chapter: &Chapter, allocator: Allocator) -> PathBuf {
+    target_dir(root)
         .join("release")
-        .join(format!("{}-experiments", chapter.name));
-    let dev_binary = target_dir(root)
-        .join("debug")
-        .join(format!("{}-experiments", chapter.name));
-    let mut command = Command::new(&binary);
+        .join(binary_name(chapter, allocator))
+}
+
+fn experiments_command(root: &Path, chapter: &Chapter, allocator: Allocator) -> Command {
+    let mut command = Command::new(binary(root, chapter, allocator));
     if chapter.dev_build {
-        command.env(lab::experiments::DEV_BINARY_VAR, dev_binary);
+        let dev = target_dir(root)
+            .join("debug")
+            .join(binary_name(chapter, Allocator::System));
+        command.env(lab::protocol::DEV_BINARY_VAR, dev);
+    }
+    command.current_dir(root).stderr(Stdio::inherit());
+    command
+}
+
+/// Runs the final process of a chapter (system allocator) and reads its snapshot.
+fn run_final(
+    root: &Path,
+    chapter: &Chapter,
+    args: &[String],
+    replicas: &[PathBuf],
+) -> Result<Snapshot, String> {
+    let mut command = experiments_command(root, chapter, Allocator::System);
+    command.args(args);
+    for replica in replicas {
+        command.arg("--replicas").arg(replica);
     }
     let output = command
-        .args(args)
-        .current_dir(root)
-        .stderr(Stdio::inherit())
         .output()
-        .map_err(|err| format!("cannot run {}: {err}", binary.display()))?;
+        .map_err(|err| format!("cannot run {}-experiments: {err}", chapter.name))?;
     if !output.status.success() {
         return Err(format!(
             "{}-experiments failed ({})",
@@ -315,6 +341,92 @@ fn run_experiments(root: &Path, chapter: &Chapter, args: &[String]) -> Result<Sn
     })
 }
 
+/// Runs one replica process and returns the file it wrote.
+fn run_replica(
+    root: &Path,
+    dir: &Path,
+    chapter: &Chapter,
+    allocator: Allocator,
+    replica: usize,
+    quick: bool,
+) -> Result<PathBuf, String> {
+    let out = dir.join(format!(
+        "{}-{}-{replica}.json",
+        chapter.name,
+        allocator.short()
+    ));
+    let mut command = experiments_command(root, chapter, allocator);
+    command
+        .arg("--replica-out")
+        .arg(&out)
+        .args(["--replica", &replica.to_string()])
+        .stdout(Stdio::null());
+    if quick {
+        command.arg("--quick");
+    }
+    let status = command
+        .status()
+        .map_err(|err| format!("cannot run {}: {err}", binary_name(chapter, allocator)))?;
+    if status.success() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "{} (replica {replica}) failed ({status})",
+            binary_name(chapter, allocator)
+        ))
+    }
+}
+
+/// Measures the selected chapters: `common.processes` rounds; in every round each chapter runs
+/// one process per allocator, and the last round's system-allocator process is the final one,
+/// which reads every replica and prints the snapshot. Spreading the rounds over the whole report
+/// puts slow drift of the machine on different replicas.
+pub fn measure(
+    root: &Path,
+    chapters: &[&Chapter],
+    common: &Common,
+) -> Result<BTreeMap<&'static str, Snapshot>, String> {
+    let dir = target_dir(root).join("lab-replicas");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+    let k = common.processes;
+    let mut files: BTreeMap<&str, Vec<PathBuf>> = BTreeMap::new();
+    let mut snapshots = BTreeMap::new();
+    for round in 1..=k {
+        for (idx, chapter) in chapters.iter().enumerate() {
+            let step = Instant::now();
+            eprintln!(
+                "==> round {round}/{k}, [{}/{}] {}",
+                idx + 1,
+                chapters.len(),
+                chapter.name
+            );
+            for &allocator in chapter.allocators {
+                if round == k && allocator == Allocator::System {
+                    continue;
+                }
+                let file = run_replica(root, &dir, chapter, allocator, round, common.quick)?;
+                files.entry(chapter.name).or_default().push(file);
+            }
+            if round == k {
+                let mut args = Vec::new();
+                if common.quick {
+                    args.push("--quick".to_owned());
+                }
+                let replicas = files.get(chapter.name).cloned().unwrap_or_default();
+                let snapshot = run_final(root, chapter, &args, &replicas)?;
+                snapshots.insert(chapter.name, snapshot);
+            }
+            eprintln!(
+                "    {} round {round} done in {:.1} s",
+                chapter.name,
+                step.elapsed().as_secs_f64()
+            );
+        }
+    }
+    Ok(snapshots)
+}
+
 /// Every counted table the fresh run produced must equal the committed one, cell for cell.
 fn compare_counts(
     root: &Path,
@@ -325,15 +437,17 @@ fn compare_counts(
     let path = rel(root, &data_path(root, chapter));
     let mut errors = Vec::new();
     for table in &fresh.tables {
+        let code = fresh
+            .experiment_of(&table.id)
+            .map_or("?", |e| e.code.as_str());
         match committed.table(&table.id) {
             None => errors.push(format!(
                 "{path}: the counted table {} is not in the committed snapshot",
                 table.id
             )),
             Some(old) if old != table => errors.push(format!(
-                "{path}: the counted table {} changed ({}):\n{}",
+                "{path}: the counted table {} changed (code: {code}):\n{}",
                 table.id,
-                chapter.code,
                 describe_change(old, table)
             )),
             Some(_) => {}
@@ -375,108 +489,6 @@ fn describe_change(old: &Table, new: &Table) -> String {
     }
     if old.title != new.title || old.notes != new.notes {
         let _ = writeln!(out, "  title or notes changed");
-    }
-    out
-}
-
-/// Regenerates one chapter's doc from the snapshots.
-fn render_doc(
-    root: &Path,
-    chapter: &Chapter,
-    own: &Snapshot,
-    all: &BTreeMap<&str, Snapshot>,
-    mode: Mode,
-) -> Result<(), String> {
-    let path = root.join("docs").join(chapter.doc);
-    let file = rel(root, &path);
-    let text =
-        std::fs::read_to_string(&path).map_err(|err| format!("{file}: cannot read: {err}"))?;
-    let data = rel(root, &data_path(root, chapter));
-    let new = markers::replace(&file, &text, |id| {
-        if id == "M2" {
-            return Ok(render_environment(own));
-        }
-        if id == "twin-summary" {
-            return Ok(render_twin_summary(all));
-        }
-        let table = own
-            .table(id)
-            .or_else(|| all.values().find_map(|s| s.table(id)))
-            .ok_or_else(|| format!("no experiment produced a table `{id}`"))?;
-        Ok(format!(
-            "{}\n<sub>Generated by `{REGENERATE}` from `{data}`; code: `{}`.</sub>",
-            table.to_markdown(),
-            chapter.code
-        ))
-    })?;
-    let present: Vec<String> = markers::regions(&file, &new)?
-        .into_iter()
-        .map(|r| r.id)
-        .collect();
-    let missing: Vec<&str> = std::iter::once("M2")
-        .chain(if chapter.name == "lab" {
-            Some("twin-summary")
-        } else {
-            None
-        })
-        .chain(own.tables.iter().map(|t| t.id.as_str()))
-        .filter(|id| !present.iter().any(|p| p == id))
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "{file}: no generated region for {} (add `<!-- BEGIN GENERATED: ID -->` / `<!-- END GENERATED: ID -->` lines)",
-            missing.join(", ")
-        ));
-    }
-    for plot in own.tables.iter().flat_map(|t| &t.plots) {
-        let svg_path = root
-            .join("docs")
-            .join("img")
-            .join(format!("{}.svg", plot.file));
-        ensure_file_contents(&svg_path, &plot.to_svg(), mode)?;
-    }
-    ensure_file_contents(&path, &new, mode)
-}
-
-/// The report-wide line: how much byte-identical twins disagreed over every timed method.
-fn render_twin_summary(all: &BTreeMap<&str, Snapshot>) -> String {
-    let mut pcts: Vec<f64> = all
-        .values()
-        .flat_map(|s| &s.tables)
-        .flat_map(|t| &t.twins)
-        .map(lab::table::TwinRecord::disagreement_pct)
-        .collect();
-    if pcts.is_empty() {
-        return "No timed method in the report yet.".to_owned();
-    }
-    pcts.sort_by(f64::total_cmp);
-    let median = lab::timing::quantile(&pcts, 0.5);
-    let max = pcts[pcts.len() - 1];
-    let seconds: f64 = all.values().map(|s| s.duration_s).sum();
-    let verdict = |value: f64, target: f64| if value <= target { "met" } else { "missed" };
-    format!(
-        "twin disagreement: median {} %, max {} % over {} methods\n\nTargets: median ≤ {TWIN_TARGET_MEDIAN_PCT} % ({}), max ≤ {TWIN_TARGET_MAX_PCT} % ({}). The experiments of the whole report took {:.0} s.",
-        lab::table::significant(median, 2),
-        lab::table::significant(max, 2),
-        pcts.len(),
-        verdict(median, TWIN_TARGET_MEDIAN_PCT),
-        verdict(max, TWIN_TARGET_MAX_PCT),
-        seconds
-    )
-}
-
-fn render_environment(snapshot: &Snapshot) -> String {
-    let mut out = snapshot.environment.to_markdown();
-    let _ = writeln!(
-        out,
-        "- Experiments of this chapter took {:.1} s",
-        snapshot.duration_s
-    );
-    if snapshot.quick {
-        let _ = writeln!(
-            out,
-            "- **Quick settings: a smoke run. These timings are not the chapter's figures.**"
-        );
     }
     out
 }
@@ -566,5 +578,12 @@ mod tests {
         ensure_file_contents(&path, "new\n", Mode::Write).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_chapter_is_measured_under_the_system_allocator_first() {
+        for chapter in CHAPTERS {
+            assert_eq!(chapter.allocators.first(), Some(&Allocator::System), "{}", chapter.name);
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! The counting allocator (experiment M1).
 //!
-//! [`CountingAlloc`] forwards every call to the system allocator through
-//! [`stats_alloc::INSTRUMENTED_SYSTEM`], which keeps process-wide totals, and adds a
-//! per-thread layer on top: the numbers [`count`] returns belong to the calling thread only.
+//! [`CountingAlloc`] forwards every call to an inner global allocator (the system allocator by
+//! default, any other with [`CountingAlloc::wrapping`]) through a [`stats_alloc::StatsAlloc`],
+//! which keeps process-wide totals, and adds a per-thread layer on top: the numbers [`count`]
+//! returns belong to the calling thread only.
 //!
 //! Why the per-thread layer is needed: `stats_alloc::Region` is a snapshot of process-global
 //! counters, so under `cargo test` (tests run on parallel threads) a closure that allocates
@@ -18,9 +19,12 @@
 //!   So `bytes_allocated - bytes_freed` is always the change in live bytes.
 //! - A failed allocation (null pointer) counts nothing.
 //!
+//! The counts are the program's *calls*, so they are the same under every inner allocator;
+//! only whether a reallocation grew in place or moved depends on the allocator.
+//!
 //! Counting is not free: `stats_alloc`'s process-wide totals are atomic read-modify-writes on
 //! every call. Timed runs therefore switch it off on their thread with [`pause`], so a timing
-//! of `vec![0u8; n]` is the system allocator's, not the instrument's; what remains is one
+//! of `vec![0u8; n]` is the inner allocator's, not the instrument's; what remains is one
 //! thread-local read per call.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -28,8 +32,9 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
+use stats_alloc::StatsAlloc;
 
-/// A `#[global_allocator]` that counts allocations per thread.
+/// A `#[global_allocator]` that counts allocations per thread, over an inner allocator `A`.
 ///
 /// ```
 /// #[global_allocator]
@@ -39,22 +44,61 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!((stats.allocs, stats.bytes_allocated), (1, 8));
 /// # drop(boxed);
 /// ```
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CountingAlloc {
-    _private: (),
+///
+/// Over another global allocator, such as mimalloc (lab's `mimalloc` feature):
+///
+/// ```ignore
+/// #[global_allocator]
+/// static ALLOC: lab::CountingAlloc<lab::alloc::Mimalloc> =
+///     lab::CountingAlloc::wrapping(lab::alloc::Mimalloc);
+/// ```
+///
+/// `A` must be `Copy`: a global allocator type is a handle to process-wide state (as `System`
+/// is), and the counting layer keeps one copy for the counted path (inside `stats_alloc`'s
+/// wrapper, which does not hand its inner allocator back) and one for the paused path; both must
+/// be the same allocator. A handle type that does not derive `Copy` (`mimalloc::MiMalloc`) gets a
+/// one-line `Copy` newtype that forwards to it, as [`Mimalloc`] does.
+#[derive(Debug)]
+pub struct CountingAlloc<A: GlobalAlloc + Copy = System> {
+    /// The process-wide totals, forwarding to a copy of `inner`.
+    counted: StatsAlloc<A>,
+    /// The inner allocator, called directly while counting is paused on a thread.
+    inner: A,
 }
 
-impl CountingAlloc {
+impl CountingAlloc<System> {
     /// A counting allocator over the system allocator.
     pub const fn new() -> Self {
-        Self { _private: () }
+        Self::wrapping(System)
+    }
+}
+
+impl Default for CountingAlloc<System> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<A: GlobalAlloc + Copy> CountingAlloc<A> {
+    /// A counting allocator over `inner`.
+    pub const fn wrapping(inner: A) -> Self {
+        Self {
+            counted: StatsAlloc::new(inner),
+            inner,
+        }
     }
 
-    /// Process-wide totals since start-up, from `stats_alloc` (all threads together).
+    /// Process-wide totals since start-up, from `stats_alloc` (all threads together, paused
+    /// calls excluded).
     ///
     /// Useful for a whole-process view; never use it for a counted claim under `cargo test`.
-    pub fn process_stats() -> stats_alloc::Stats {
-        stats_alloc::INSTRUMENTED_SYSTEM.stats()
+    pub fn process_stats(&self) -> stats_alloc::Stats {
+        self.counted.stats()
+    }
+
+    /// The inner allocator.
+    pub fn inner(&self) -> &A {
+        &self.inner
     }
 }
 
@@ -132,7 +176,7 @@ fn paused() -> bool {
 }
 
 /// Switches counting off on the calling thread until the guard is dropped: calls go straight to
-/// the system allocator, neither the per-thread counters nor the process-wide totals see them.
+/// the inner allocator, neither the per-thread counters nor the process-wide totals see them.
 /// Used by timed runs (see the module docs); [`count`] refuses to run while paused.
 #[must_use = "counting resumes when the guard is dropped"]
 pub fn pause() -> Paused {
@@ -186,17 +230,19 @@ fn record_alloc(ptr: *mut u8, layout: Layout) {
     }
 }
 
-// SAFETY: every method forwards to `INSTRUMENTED_SYSTEM`, a `GlobalAlloc` over `System`, with the
-// caller's arguments unchanged, and returns its result unchanged. The counting only reads sizes
-// and pointers and touches a thread-local `Cell` that never allocates.
-unsafe impl GlobalAlloc for CountingAlloc {
+// SAFETY: every method forwards to the inner allocator `A` (directly while paused, otherwise
+// through `StatsAlloc<A>` over a copy of the same handle, see the type's docs) with the caller's
+// arguments unchanged, and returns its result unchanged; so a pointer is always freed or grown by
+// the allocator that produced it. The counting only reads sizes and pointers and touches a
+// thread-local `Cell` that never allocates.
+unsafe impl<A: GlobalAlloc + Copy> GlobalAlloc for CountingAlloc<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if paused() {
             // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
-            return unsafe { System.alloc(layout) };
+            return unsafe { self.inner.alloc(layout) };
         }
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
-        let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc(layout) };
+        let ptr = unsafe { self.counted.alloc(layout) };
         record_alloc(ptr, layout);
         ptr
     }
@@ -204,22 +250,22 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if paused() {
             // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
-            return unsafe { System.alloc_zeroed(layout) };
+            return unsafe { self.inner.alloc_zeroed(layout) };
         }
         // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
-        let ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.alloc_zeroed(layout) };
+        let ptr = unsafe { self.counted.alloc_zeroed(layout) };
         record_alloc(ptr, layout);
         ptr
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if paused() {
-            // SAFETY: `INSTRUMENTED_SYSTEM` allocates with `System`, so every pointer this
-            // allocator handed out, counted or not, is `System`'s to free.
-            return unsafe { System.dealloc(ptr, layout) };
+            // SAFETY: `counted` allocates with a copy of `inner`, the same allocator, so every
+            // pointer this allocator handed out, counted or not, is `inner`'s to free.
+            return unsafe { self.inner.dealloc(ptr, layout) };
         }
         // SAFETY: the caller guarantees `ptr` came from this allocator with `layout`.
-        unsafe { stats_alloc::INSTRUMENTED_SYSTEM.dealloc(ptr, layout) };
+        unsafe { self.counted.dealloc(ptr, layout) };
         record(|c| {
             c.deallocs += 1;
             c.bytes_freed += layout.size() as u64;
@@ -229,12 +275,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if paused() {
-            // SAFETY: as for `dealloc`: the block is `System`'s, and the caller upholds
+            // SAFETY: as for `dealloc`: the block is `inner`'s, and the caller upholds
             // `GlobalAlloc::realloc`'s contract, which we pass on.
-            return unsafe { System.realloc(ptr, layout, new_size) };
+            return unsafe { self.inner.realloc(ptr, layout, new_size) };
         }
         // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract, which we pass on.
-        let new_ptr = unsafe { stats_alloc::INSTRUMENTED_SYSTEM.realloc(ptr, layout, new_size) };
+        let new_ptr = unsafe { self.counted.realloc(ptr, layout, new_size) };
         INSTALLED.store(true, Ordering::Relaxed);
         if !new_ptr.is_null() {
             let old_size = layout.size();
@@ -320,4 +366,35 @@ pub fn count<T>(f: impl FnOnce() -> T) -> (T, AllocStats) {
         peak_live_bytes: (after.peak - before.live).max(0) as u64,
     };
     (value, stats)
+}
+
+/// mimalloc as a `Copy` handle (lab's `mimalloc` feature): forwards every call to
+/// `mimalloc::MiMalloc`, a unit struct that does not derive `Copy`.
+#[cfg(feature = "mimalloc")]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Mimalloc;
+
+// SAFETY: every method forwards to `mimalloc::MiMalloc` with the caller's arguments unchanged and
+// returns its result unchanged; `MiMalloc` is a stateless handle to the process-wide mimalloc.
+#[cfg(feature = "mimalloc")]
+unsafe impl GlobalAlloc for Mimalloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc_zeroed`'s contract, which we pass on.
+        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds `GlobalAlloc::dealloc`'s contract; the block is mimalloc's.
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract; the block is mimalloc's.
+        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+    }
 }

@@ -8,14 +8,11 @@
 //! to within a few instructions. Where valgrind is missing the column says so and nothing fails.
 
 use std::process::Command;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::protocol::{DEV_BINARY_VAR, PROBE_VAR};
 
 /// The callgrind function pattern of [`window`] (callgrind matches demangled names).
 const WINDOW_PATTERN: &str = "lab::callgrind::window*";
-
-/// Set in a probe child: `<experiment id>:<timing run index>:<slot>:<iterations>`.
-pub const PROBE_VAR: &str = "LAB_CALLGRIND_PROBE";
 
 /// What a probe child must run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,24 +49,6 @@ impl Probe {
     }
 }
 
-static CURRENT_EXPERIMENT: Mutex<Option<String>> = Mutex::new(None);
-static RUN_INDEX: AtomicUsize = AtomicUsize::new(0);
-
-/// Called by the experiments runner before each experiment: timing runs are numbered from 0.
-pub fn start_experiment(id: &str) {
-    *CURRENT_EXPERIMENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.to_owned());
-    RUN_INDEX.store(0, Ordering::SeqCst);
-}
-
-/// The experiment being run and the index of the timing run starting now.
-pub(crate) fn next_run() -> (Option<String>, usize) {
-    let id = CURRENT_EXPERIMENT
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    (id, RUN_INDEX.fetch_add(1, Ordering::SeqCst))
-}
-
 /// The only code whose instructions are collected. Never inlined, so callgrind sees its name.
 #[inline(never)]
 pub fn window(run: &mut dyn FnMut(u64) -> u64, iters: u64) -> u64 {
@@ -104,7 +83,7 @@ pub fn count_instructions(probe: &Probe) -> Result<f64, String> {
         .arg(&exe)
         .args(["--only", &probe.experiment])
         .env(PROBE_VAR, probe.encode())
-        .env_remove(crate::experiments::DEV_BINARY_VAR)
+        .env_remove(DEV_BINARY_VAR)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()

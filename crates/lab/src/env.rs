@@ -18,17 +18,33 @@ pub struct Environment {
     pub rustc: String,
     /// `release` or `dev`: the profile the experiments were built with.
     pub profile: String,
-    /// The global allocator the experiments ran under.
+    /// The global allocator this process ran under, with its version.
     pub allocator: String,
     /// The date of the run, UTC, `YYYY-MM-DD`.
     pub date: String,
-    /// The git commit of the work tree, with `+dirty` when it had uncommitted changes.
+    /// The git commit of the work tree (12 hex digits).
     pub commit: String,
+    /// Whether the measured sources ([`SOURCE_PATHS`]) had uncommitted changes.
+    #[serde(default)]
+    pub uncommitted: bool,
 }
 
+/// The paths whose content decides what the experiments measure: a snapshot is only the docs'
+/// figures if none of them changed between its commit and the commit that documents it.
+pub const SOURCE_PATHS: &[&str] = &[
+    "crates",
+    "xtask",
+    "benches",
+    "Cargo.toml",
+    "Cargo.lock",
+    "rust-toolchain.toml",
+];
+
 impl Environment {
-    /// Reads the environment of the running process.
-    pub fn collect() -> Self {
+    /// Reads the environment of the running process, which runs under `allocator` (a label
+    /// with its version, from [`allocator_label`]).
+    pub fn collect(allocator: String) -> Self {
+        let (commit, uncommitted) = git_commit();
         Environment {
             cpu: cpu_model(),
             logical_cores: std::thread::available_parallelism().map_or(1, usize::from),
@@ -40,13 +56,24 @@ impl Environment {
                 "release"
             }
             .to_owned(),
-            allocator: "system allocator (glibc malloc) behind lab::CountingAlloc".to_owned(),
+            allocator,
             date: today_utc(),
-            commit: git_commit(),
+            commit,
+            uncommitted,
         }
     }
 
-    /// Renders the header as a short markdown list.
+    /// The commit, marked when the measured sources had uncommitted changes.
+    pub fn commit_label(&self) -> String {
+        if self.uncommitted {
+            format!("{} with uncommitted changes", self.commit)
+        } else {
+            self.commit.clone()
+        }
+    }
+
+    /// Renders the header as a short markdown list (without the allocators, which the report
+    /// lists with the processes that ran under each).
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "**M2 — Measured on**");
@@ -62,8 +89,7 @@ impl Environment {
             "- Compiler: {}, `{}` profile",
             self.rustc, self.profile
         );
-        let _ = writeln!(out, "- Allocator: {}", self.allocator);
-        let _ = writeln!(out, "- Date: {}, commit `{}`", self.date, self.commit);
+        let _ = writeln!(out, "- Date: {}, commit `{}`", self.date, self.commit_label());
         out
     }
 }
@@ -99,7 +125,46 @@ fn os_name() -> String {
     }
 }
 
-fn git_commit() -> String {
+/// The allocator of this process, named with its version where it can be read.
+pub fn allocator_label(allocator: crate::protocol::Allocator) -> String {
+    match allocator {
+        crate::protocol::Allocator::System => {
+            let glibc = Command::new("getconf")
+                .arg("GNU_LIBC_VERSION")
+                .output()
+                .ok()
+                .filter(|out| out.status.success())
+                .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+                .filter(|v| !v.is_empty());
+            match glibc {
+                Some(version) => format!("{version} malloc (the system allocator)"),
+                None => "the system allocator".to_owned(),
+            }
+        }
+        crate::protocol::Allocator::Mimalloc => mimalloc_label(),
+    }
+}
+
+#[cfg(feature = "mimalloc")]
+fn mimalloc_label() -> String {
+    // SAFETY: `mi_version` takes no arguments and returns a constant; it allocates nothing.
+    let version = unsafe { libmimalloc_sys::mi_version() };
+    // `MI_MALLOC_VERSION`: major, then two digits of minor, then two digits of patch.
+    format!(
+        "mimalloc {}.{}.{}",
+        version / 10_000,
+        (version / 100) % 100,
+        version % 100
+    )
+}
+
+#[cfg(not(feature = "mimalloc"))]
+fn mimalloc_label() -> String {
+    "mimalloc (version unknown: lab built without its `mimalloc` feature)".to_owned()
+}
+
+/// The commit of the work tree, and whether the measured sources have uncommitted changes.
+fn git_commit() -> (String, bool) {
     let run = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -110,16 +175,12 @@ fn git_commit() -> String {
     };
     match run(&["rev-parse", "--short=12", "HEAD"]) {
         Some(commit) => {
-            // Generated files are always dirty while a report runs; only source changes count.
-            let dirty = run(&["status", "--porcelain", "--", ".", ":!docs"])
-                .is_some_and(|status| !status.is_empty());
-            if dirty {
-                format!("{commit}+dirty")
-            } else {
-                commit
-            }
+            let mut args = vec!["status", "--porcelain", "--"];
+            args.extend(SOURCE_PATHS);
+            let dirty = run(&args).is_some_and(|status| !status.is_empty());
+            (commit, dirty)
         }
-        None => "unknown (not a git checkout)".to_owned(),
+        None => ("unknown (not a git checkout)".to_owned(), false),
     }
 }
 

@@ -1,42 +1,80 @@
-//! Chapter 1's experiments, run by `lab-experiments` under `cargo xtask report`.
+//! Chapter 1's experiments (M1, M3–M8), run by `lab-experiments` under `cargo xtask report`.
+//!
+//! Chapter 1 sits on top of the kit: nothing in `lab`'s other modules imports this one.
 
 use std::hint::black_box;
+use std::path::PathBuf;
 
+use crate::fmt::significant;
 use crate::plot::{Plot, Series};
-use crate::report::{Experiment, Settings, Snapshot};
-use crate::table::{Cell, Kind, Table};
-use crate::timing::publish::{self, Verdict};
-use crate::timing::{Config, Measurements, Schedule, Timing};
+use crate::protocol::{DEV_BINARY_VAR, Settings};
+use crate::publish::{self, Figures, RATIO_PRECISION, Verdict};
+use crate::report::{Chapter, Experiment, Run, Source};
+use crate::table::{Cell, Claim, Columns, Kind, Table};
+use crate::timing::{Measured, Method, Schedule, Timing};
 use crate::workloads;
 use crate::{AllocStats, count};
 
-/// Every experiment of chapter 1, in the order the chapter presents them.
-pub const EXPERIMENTS: &[Experiment] = &[
+/// Chapter 1: its experiments in the order the chapter presents them.
+pub static CHAPTER: Chapter = Chapter {
+    name: "lab",
+    experiments: EXPERIMENTS,
+    sources: &[Source {
+        seed: "002",
+        note: "The C# `stackalloc` article: BenchmarkDotNet, .NET 10, its twins, floor and publish rule are the model for chapter 1's timing protocol.",
+    }],
+};
+
+const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "M1",
         kind: Kind::Count,
-        run: m1_counting_allocator,
+        title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call, value kept alive)",
+        run: crate::function!(m1_counting_allocator),
+        pinned_by: &[
+            "crates/lab/tests/counting_alloc.rs::box_u64_is_one_allocation_of_8_bytes",
+            "crates/lab/tests/counting_alloc.rs::vec_with_capacity_128_is_one_allocation_of_128_bytes",
+            "crates/lab/tests/counting_alloc.rs::thai_string_is_27_bytes",
+            "crates/lab/tests/counting_alloc.rs::a_grown_vec_reports_reallocations_not_alloc_free_pairs",
+            "crates/lab/tests/counting_alloc.rs::nothing_allocated_reads_zero_while_four_threads_allocate",
+        ],
+        allocator_sensitive: false,
     },
     Experiment {
         id: "M3",
         kind: Kind::Time,
-        run: m3_twins_floor_and_rule,
+        title: "Twins measured two ways: interleaved round-robin vs one method after the other",
+        run: crate::function!(m3_twins_floor_and_rule),
+        pinned_by: &[
+            "crates/lab/src/timing.rs::interleaved_rounds_rotate_and_every_slot_gets_every_round",
+            "crates/lab/src/timing.rs::sequential_runs_every_round_of_a_slot_before_the_next",
+            "crates/lab/src/timing.rs::twins_are_two_copies_of_the_code",
+            "crates/lab/src/publish.rs::a_difference_inside_one_methods_twin_noise_is_not_resolvable",
+            "crates/lab/src/publish.rs::a_difference_inside_the_between_process_spread_is_not_resolvable",
+            "crates/lab/src/publish.rs::a_difference_below_the_absolute_floor_is_never_printed",
+            "crates/lab/src/publish.rs::a_ratio_that_moves_under_twin_swap_is_not_resolvable",
+            "crates/lab/src/publish.rs::a_ratio_whose_processes_disagree_is_printed_with_its_range",
+            "crates/lab/src/publish.rs::a_verdict_that_flips_in_one_process_varies_between_runs",
+        ],
+        allocator_sensitive: false,
     },
     Experiment {
         id: "M6",
         kind: Kind::Time,
-        run: m6_dev_vs_release,
+        title: "The same workload in the dev profile and in release",
+        run: crate::function!(m6_dev_vs_release),
+        pinned_by: &[],
+        allocator_sensitive: false,
     },
     Experiment {
         id: "M7",
         kind: Kind::Time,
-        run: m7_deleted_work,
+        title: "A benchmark whose work the optimiser deletes, beside the honest one",
+        run: crate::function!(m7_deleted_work),
+        pinned_by: &[],
+        allocator_sensitive: false,
     },
 ];
-
-/// The environment variable through which `cargo xtask report` passes the dev-profile build of
-/// this binary to M6.
-pub const DEV_BINARY_VAR: &str = "LAB_DEV_BINARY";
 
 /// The M1 rows: a label and the counted cost of one call.
 pub fn m1_rows() -> Vec<(&'static str, AllocStats)> {
@@ -61,30 +99,28 @@ pub fn m1_rows() -> Vec<(&'static str, AllocStats)> {
     ]
 }
 
-fn m1_counting_allocator(_: &Settings) -> Vec<Table> {
-    let mut table = Table::new(
-        "M1",
-        Kind::Count,
-        "What familiar calls cost, counted by `lab::CountingAlloc` (one call, value kept alive)",
-        &[
-            "call",
-            "allocations",
-            "reallocations",
-            "deallocations",
-            "bytes allocated",
-            "peak live bytes",
-        ],
+fn m1_counting_allocator(run: &Run) -> Vec<Table> {
+    let rows = m1_rows();
+    let mut table = run.own(
+        Columns::new()
+            .col("call", |(label, _): &(&str, AllocStats)| Cell::text(*label))
+            .col("allocations", |(_, s): &(&str, AllocStats)| {
+                Cell::Count(s.allocs)
+            })
+            .col("reallocations", |(_, s): &(&str, AllocStats)| {
+                Cell::Count(s.reallocs)
+            })
+            .col("deallocations", |(_, s): &(&str, AllocStats)| {
+                Cell::Count(s.deallocs)
+            })
+            .col("bytes allocated", |(_, s): &(&str, AllocStats)| {
+                Cell::Bytes(s.bytes_allocated)
+            })
+            .col("peak live bytes", |(_, s): &(&str, AllocStats)| {
+                Cell::Bytes(s.peak_live_bytes)
+            })
+            .table("M1", Kind::Count, "", &rows),
     );
-    for (label, stats) in m1_rows() {
-        table.row(vec![
-            Cell::text(label),
-            Cell::Count(stats.allocs),
-            Cell::Count(stats.reallocs),
-            Cell::Count(stats.deallocs),
-            Cell::Bytes(stats.bytes_allocated),
-            Cell::Bytes(stats.peak_live_bytes),
-        ]);
-    }
     table.note(
         "Counts are for the calling thread only and exact: the same binary gives the same numbers on every run.",
     );
@@ -99,8 +135,8 @@ const UNZEROED: &str = "unzeroed 2 KiB stack array (`MaybeUninit`)";
 const HEAP: &str = "heap `vec![0u8; 2048]`";
 const FLOOR: &str = "touch an existing 2 KiB buffer";
 
-fn m3_timing(config: Config, schedule: Schedule) -> Measurements {
-    let mut timing = Timing::new(config);
+fn m3_timing(run: &Run, schedule: Schedule) -> Measured {
+    let mut timing = Timing::new(run.config());
     timing.method(ZEROED, workloads::zeroed_stack_2k);
     timing.method(UNZEROED, workloads::uninit_stack_2k);
     timing.method(HEAP, workloads::heap_2k);
@@ -110,50 +146,69 @@ fn m3_timing(config: Config, schedule: Schedule) -> Measurements {
     timing.run(schedule)
 }
 
-fn m3_twins_floor_and_rule(settings: &Settings) -> Vec<Table> {
-    let config = Config::for_settings(settings);
-    // Sequential first, then interleaved: the same methods, the same batch sizes' target.
-    let sequential = m3_timing(config, Schedule::Sequential);
-    let interleaved = m3_timing(config, Schedule::Interleaved);
+/// The largest twin disagreement of one process's run.
+fn worst_in_process(m: &crate::timing::Measurements) -> f64 {
+    m.methods
+        .iter()
+        .map(|r| r.twin_disagreement_pct())
+        .fold(0.0, f64::max)
+}
 
-    let mut m3 = Table::new(
-        "M3",
-        Kind::Time,
-        "Twins measured two ways: interleaved round-robin vs one method after the other",
-        &[
-            "method",
-            "interleaved median",
-            "interleaved twin disagreement",
-            "sequential median",
-            "sequential twin disagreement",
-        ],
+fn m3_twins_floor_and_rule(run: &Run) -> Vec<Table> {
+    // Sequential first, then interleaved: the same methods, the same batch target.
+    let sequential = m3_timing(run, Schedule::Sequential);
+    let interleaved = m3_timing(run, Schedule::Interleaved);
+
+    let pairs: Vec<(Method<'_>, Method<'_>)> = interleaved.methods().zip(sequential.methods()).collect();
+    let mut m3 = run.own(
+        Columns::new()
+            .col("method", |(a, _): &(Method<'_>, Method<'_>)| Cell::text(a.name()))
+            .col("interleaved median", |(a, _): &(Method<'_>, Method<'_>)| a.median_cell())
+            .col("interleaved twin disagreement", |(a, _): &(Method<'_>, Method<'_>)| {
+                Cell::Percent(a.twin_disagreement_pct())
+            })
+            .col("sequential median", |(_, b): &(Method<'_>, Method<'_>)| b.median_cell())
+            .col("sequential twin disagreement", |(_, b): &(Method<'_>, Method<'_>)| {
+                Cell::Percent(b.twin_disagreement_pct())
+            })
+            .table("M3", Kind::Time, "", &pairs),
     );
-    for (a, b) in interleaved.methods.iter().zip(&sequential.methods) {
-        m3.row(vec![
-            Cell::text(&a.name),
-            Cell::Nanos(a.median_ns),
-            Cell::Percent(a.twin_disagreement_pct()),
-            Cell::Nanos(b.median_ns),
-            Cell::Percent(b.twin_disagreement_pct()),
-        ]);
-    }
-    let worst = |m: &Measurements| {
-        m.methods
-            .iter()
-            .map(|r| r.twin_disagreement_pct())
-            .fold(0.0, f64::max)
-    };
     m3.row(vec![
         Cell::text("**largest twin disagreement**"),
         Cell::Empty,
-        Cell::Percent(worst(&interleaved)),
+        interleaved.worst_twin_cell(),
         Cell::Empty,
-        Cell::Percent(worst(&sequential)),
+        sequential.worst_twin_cell(),
     ]);
     m3.note(interleaved.protocol_note());
-    m3.note("The sequential columns ran every round of one copy before the next copy, as criterion does; only the order differs.");
-    let heap = |m: &Measurements| m.method(HEAP).cloned().expect("registered above");
-    let (hi, hs) = (heap(&interleaved), heap(&sequential));
+    m3.note("The sequential columns ran every round of one copy before the next copy, as criterion does; only the order differs. Twin disagreement is the largest of any process.");
+    m3.conclude(
+        "in every process, the largest twin disagreement of the interleaved run was smaller than the sequential run's",
+        crate::timing::agree(interleaved.process_count(), |p| {
+            Some(
+                if worst_in_process(&interleaved.processes[p])
+                    < worst_in_process(&sequential.processes[p])
+                {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .to_owned(),
+            )
+        }),
+    );
+    m3.plots.push(m3_plot(&interleaved, &sequential));
+
+    let m4 = interleaved.table(
+        "M4",
+        "The floor: what the harness costs, and each method minus it (interleaved run)",
+    );
+    let m5 = m5_publish_rule(&interleaved);
+    let m8 = m8_between_processes(&interleaved);
+    vec![m3, m4, m5, m8]
+}
+
+fn m3_plot(interleaved: &Measured, sequential: &Measured) -> Plot {
     let rounds = |samples: &[f64]| {
         samples
             .iter()
@@ -161,9 +216,10 @@ fn m3_twins_floor_and_rule(settings: &Settings) -> Vec<Table> {
             .map(|(r, ns)| (r as f64, *ns))
             .collect()
     };
-    m3.plots.push(Plot {
+    let (hi, hs) = (interleaved.live().expect(HEAP), sequential.live().expect(HEAP));
+    Plot {
         file: "m3-rounds".into(),
-        title: format!("{HEAP}: ns per operation, round by round").replace('`', ""),
+        title: format!("{HEAP}: ns per operation, round by round (one process)").replace('`', ""),
         x_label: "round".into(),
         y_label: "ns per operation".into(),
         log_x: false,
@@ -186,95 +242,159 @@ fn m3_twins_floor_and_rule(settings: &Settings) -> Vec<Table> {
                 points: rounds(&hs.samples[1]),
             },
         ],
-    });
-
-    let m4 = interleaved.table(
-        "M4",
-        "The floor: what the harness costs, and each method minus it (interleaved run)",
-    );
-    let m5 = m5_publish_rule(&interleaved);
-    vec![m3, m4, m5]
+    }
 }
 
-fn m5_publish_rule(measured: &Measurements) -> Table {
-    let get = |name: &str| measured.method(name).expect("registered above").pair();
+/// One row of M5: a comparison, its value, the noise it had to beat and what was printed.
+struct RuleRow {
+    label: String,
+    value: Cell,
+    noise: Cell,
+    printed: Cell,
+}
+
+fn difference_row(label: &str, a: &Figures, b: &Figures) -> RuleRow {
+    let verdict = publish::difference(a, b);
+    let noise = a
+        .noise_ns()
+        .max(b.noise_ns())
+        .max(publish::absolute_floor_ns(a, b));
+    RuleRow {
+        label: label.to_owned(),
+        value: Cell::Nanos(verdict.value()),
+        noise: Cell::Nanos(noise),
+        printed: match verdict {
+            Verdict::Published(ns) => Cell::Nanos(ns),
+            Verdict::NotResolvable { .. } => Cell::NotResolvable,
+        },
+    }
+}
+
+fn m5_publish_rule(measured: &Measured) -> Table {
+    let get = |name: &str| measured.expect(name).figures();
     let (zeroed, unzeroed, heap, floor) = (get(ZEROED), get(UNZEROED), get(HEAP), get(FLOOR));
-    let mut table = Table::new(
-        "M5",
-        Kind::Time,
-        "The publish rule at work on the interleaved run",
-        &[
-            "comparison",
-            "from the originals",
-            "noise it must beat",
-            "printed",
-        ],
-    );
-    let mut difference = |label: &str, a: publish::Pair, b: publish::Pair| {
-        let verdict = publish::difference(a, b);
-        let (value, noise) = match verdict {
-            Verdict::Published(v) => (v, a.noise_ns().max(b.noise_ns())),
-            Verdict::NotResolvable { value, noise } => (value, noise),
-        };
-        table.row(vec![
-            Cell::text(label),
-            Cell::Nanos(value),
-            Cell::Nanos(noise),
-            verdict.cell(Cell::Nanos),
-        ]);
+    // The original against its own twin, as if they were two methods.
+    let swapped = Figures {
+        per_process: zeroed
+            .per_process
+            .iter()
+            .map(|p| publish::Pair {
+                original_ns: p.twin_ns,
+                twin_ns: p.original_ns,
+            })
+            .collect(),
+        ns_per_instruction: zeroed.ns_per_instruction,
     };
-    difference(
-        "zeroed − unzeroed (the cost of zeroing 2 KiB)",
-        zeroed,
-        unzeroed,
-    );
-    difference("heap − zeroed stack", heap, zeroed);
-    difference(
-        "unzeroed − floor (reserving 2 KiB of stack)",
-        unzeroed,
-        floor,
-    );
-    difference(
-        "zeroed − its own twin (byte-identical code)",
-        publish::Pair {
-            original_ns: zeroed.original_ns,
-            twin_ns: zeroed.twin_ns,
+    let ratio = publish::ratio(&heap, &zeroed, RATIO_PRECISION);
+    let swap = heap
+        .per_process
+        .iter()
+        .zip(&zeroed.per_process)
+        .map(|(a, b)| publish::ratio_spread(*a, *b))
+        .fold(0.0, f64::max);
+    let ratios: Vec<f64> = heap
+        .per_process
+        .iter()
+        .zip(&zeroed.per_process)
+        .map(|(a, b)| a.original_ns / b.original_ns)
+        .collect();
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+    let rows = vec![
+        difference_row(
+            "zeroed − unzeroed (the cost of zeroing 2 KiB)",
+            &zeroed,
+            &unzeroed,
+        ),
+        difference_row("heap − zeroed stack", &heap, &zeroed),
+        difference_row(
+            "unzeroed − floor (reserving 2 KiB of stack)",
+            &unzeroed,
+            &floor,
+        ),
+        difference_row("zeroed − its own twin (byte-identical code)", &zeroed, &swapped),
+        RuleRow {
+            label: format!(
+                "heap / zeroed stack (precision ±{} %)",
+                significant(RATIO_PRECISION * 100.0, 2)
+            ),
+            value: Cell::Ratio(ratio.value()),
+            noise: Cell::text(format!(
+                "moves {} under twin swap; {}–{} over processes",
+                Cell::Percent(swap * 100.0).render(),
+                Cell::Ratio(lo).render(),
+                Cell::Ratio(hi).render()
+            )),
+            printed: Cell::Claim(Claim::ratio(ratio, RATIO_PRECISION)),
         },
-        publish::Pair {
-            original_ns: zeroed.twin_ns,
-            twin_ns: zeroed.original_ns,
-        },
-    );
-    let verdict = publish::ratio(heap, zeroed, RATIO_PRECISION);
-    let value = heap.original_ns / zeroed.original_ns;
-    let spread = publish::ratio_spread(heap, zeroed);
-    table.row(vec![
-        Cell::text(format!(
-            "heap / zeroed stack (precision ±{} %)",
-            RATIO_PRECISION * 100.0
-        )),
-        Cell::Ratio(value),
-        Cell::Text(format!(
-            "moves {} under twin swap",
-            Cell::Percent(spread * 100.0).render()
-        )),
-        verdict.cell(Cell::Ratio),
-    ]);
-    table.note("A difference is printed only if it exceeds the twin disagreement of both methods it is made of; a ratio only if, in addition, it stays within its precision when either twin is swapped in.");
-    table.note("The \"own twin\" row compares the original with its twin as if they were two methods: its noise is the pair's own disagreement, so it can never be printed. Any row whose value is smaller than its noise reads *not resolvable*.");
+    ];
+    let mut table = Columns::new()
+        .col("comparison", |r: &RuleRow| Cell::text(&r.label))
+        .col("median over processes", |r: &RuleRow| r.value.clone())
+        .col("noise it must beat", |r: &RuleRow| r.noise.clone())
+        .col("printed", |r: &RuleRow| r.printed.clone())
+        .table(
+            "M5",
+            Kind::Time,
+            "The publish rule at work on the interleaved run",
+            &rows,
+        );
+    table.note("A difference is printed only if it exceeds, for both methods it is made of, the twin disagreement (the largest of any process) and the between-process spread (largest minus smallest process median), and an absolute floor: 1 % of the larger median, or one instruction's worth of time. The noise column shows the largest of these.");
+    table.note("A ratio is printed only if, in addition, it stays within its precision when either twin is swapped in, in every process, and its range over processes does not cross 1×; when that range is wider than the precision it is printed beside the ratio.");
+    table.note("The \"own twin\" row compares the original with its twin as if they were two methods: its noise is the pair's own disagreement, so it can never be printed.");
     table
 }
 
-/// The precision a ratio must hold under twin swap to be printed in chapter 1.
-pub const RATIO_PRECISION: f64 = 0.10;
+fn m8_between_processes(measured: &Measured) -> Table {
+    let k = measured.process_count();
+    let rows: Vec<Method<'_>> = measured.methods().collect();
+    let mut columns = Columns::new().col("method", |m: &Method<'_>| Cell::text(m.name()));
+    for p in 0..k {
+        columns = columns.col(format!("process {}", p + 1), move |m: &Method<'_>| {
+            Cell::Nanos(m.per_process()[p].median_ns)
+        });
+    }
+    let mut table = columns
+        .col("largest twin disagreement", |m: &Method<'_>| {
+            Cell::Percent(m.twin_disagreement_pct())
+        })
+        .col("between processes", |m: &Method<'_>| {
+            if k > 1 {
+                Cell::Percent(m.spread_pct())
+            } else {
+                Cell::Empty
+            }
+        })
+        .table(
+            "M8",
+            Kind::Time,
+            "The second noise source: the same methods in independent processes",
+            &rows,
+        );
+    let larger = rows
+        .iter()
+        .filter(|m| m.spread_pct() > m.twin_disagreement_pct())
+        .count();
+    table.note(measured.protocol_note());
+    if k > 1 {
+        table.note(format!(
+            "In this run the between-process spread was larger than the twin disagreement for {larger} of {} methods: twins share a process, so they cannot see what changes from one process to the next.",
+            rows.len()
+        ));
+    } else {
+        table.note("One process only (a `--quick` run): there is no between-process spread to show.");
+    }
+    table
+}
 
 const M6_WORKLOADS: [&str; 2] = [
     "200,000 × `Vec::<u64>::push`, no reserve",
     "`format!` of the order line",
 ];
 
-fn m6_timing(settings: &Settings) -> Measurements {
-    let mut timing = Timing::new(Config::for_settings(settings));
+fn m6_timing(settings: &Settings) -> Measured {
+    let mut timing = Timing::new(crate::timing::Config::for_settings(settings));
     timing.method(M6_WORKLOADS[0], || {
         workloads::push_u64(black_box(workloads::PUSHES))
     });
@@ -282,99 +402,55 @@ fn m6_timing(settings: &Settings) -> Measurements {
     timing.run(Schedule::Interleaved)
 }
 
-fn m6_dev_vs_release(settings: &Settings) -> Vec<Table> {
-    let here = m6_timing(settings);
-    let mut table = here.table("M6", "The same workload in the dev profile and in release");
+fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
+    let release = m6_timing(&run.settings);
     if cfg!(debug_assertions) {
-        // The dev build only reports its own figures; the release build assembles the table.
-        return vec![table];
+        // The dev build only measures; the release build assembles the table.
+        return vec![release.table("M6", run.experiment.title)];
     }
-    let dev = dev_m6_table(settings);
+    let dev = std::env::var_os(DEV_BINARY_VAR)
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            format!("the dev build was not given (run through `cargo xtask report`, which passes it in `{DEV_BINARY_VAR}`)")
+        })
+        .and_then(|path| Measured::from_child(&path, "M6", &run.settings));
+    let mut table = Columns::new()
+        .col("workload", |name: &&str| Cell::text(*name))
+        .col("dev median", |name: &&str| {
+            dev.as_ref().map_or(Cell::Empty, |d| d.expect(name).median_cell())
+        })
+        .col("dev twin disagreement", |name: &&str| {
+            dev.as_ref()
+                .map_or(Cell::Empty, |d| Cell::Percent(d.expect(name).twin_disagreement_pct()))
+        })
+        .col("release median", |name: &&str| release.expect(name).median_cell())
+        .col("release twin disagreement", |name: &&str| {
+            Cell::Percent(release.expect(name).twin_disagreement_pct())
+        })
+        .col("dev / release", |name: &&str| {
+            dev.as_ref().map_or(Cell::Empty, |d| {
+                Cell::Claim(Claim::ratio(
+                    publish::ratio(
+                        &d.expect(name).figures(),
+                        &release.expect(name).figures(),
+                        RATIO_PRECISION,
+                    ),
+                    RATIO_PRECISION,
+                ))
+            })
+        })
+        .table("M6", Kind::Time, run.experiment.title, &M6_WORKLOADS);
+    table.note(release.protocol_note());
+    table.note("The dev column ran in separate processes (the dev-profile build of the same binary, once beside each release process), so it was not interleaved with the release column; each column's twins were interleaved with each other.");
     if let Err(reason) = &dev {
-        eprintln!("(M6: no dev figures: {reason}) ");
+        table.note(format!("No dev figures: {reason}."));
     }
-    let mut merged = Table::new(
-        "M6",
-        Kind::Time,
-        "The same workload in the dev profile and in release",
-        &[
-            "workload",
-            "dev median",
-            "dev twin disagreement",
-            "release median",
-            "release twin disagreement",
-            "dev / release",
-        ],
-    );
-    for (idx, name) in M6_WORKLOADS.iter().enumerate() {
-        let release = here.method(name).expect("registered above");
-        let dev_pair = dev.as_ref().ok().and_then(|t| {
-            match (t.rows[idx][1].clone(), t.rows[idx][3].clone()) {
-                (Cell::Nanos(original_ns), Cell::Nanos(twin_ns)) => Some(publish::Pair {
-                    original_ns,
-                    twin_ns,
-                }),
-                _ => None,
-            }
-        });
-        match dev_pair {
-            Some(dev_pair) => merged.row(vec![
-                Cell::text(*name),
-                Cell::Nanos(dev_pair.original_ns),
-                Cell::Percent(dev_pair.disagreement_pct()),
-                Cell::Nanos(release.median_ns),
-                Cell::Percent(release.twin_disagreement_pct()),
-                publish::ratio(dev_pair, release.pair(), RATIO_PRECISION).cell(Cell::Ratio),
-            ]),
-            None => merged.row(vec![
-                Cell::text(*name),
-                Cell::Empty,
-                Cell::Empty,
-                Cell::Nanos(release.median_ns),
-                Cell::Percent(release.twin_disagreement_pct()),
-                Cell::Empty,
-            ]),
-        };
-    }
-    merged.twins = std::mem::take(&mut table.twins);
-    merged.note(here.protocol_note());
-    merged.note("The dev column ran in a separate process (the dev-profile build of the same binary), so it was not interleaved with the release column; each column's twins were interleaved with each other.");
-    if let Err(reason) = &dev {
-        merged.note(format!("No dev figures: {reason}."));
-    }
-    vec![merged]
+    vec![table]
 }
 
-/// Runs M6 in the dev-profile build of this binary and returns its table.
-fn dev_m6_table(settings: &Settings) -> Result<Table, String> {
-    let path = std::env::var_os(DEV_BINARY_VAR).ok_or_else(|| {
-        format!("the dev build was not given (run through `cargo xtask report`, which passes it in `{DEV_BINARY_VAR}`)")
-    })?;
-    let mut command = std::process::Command::new(&path);
-    command
-        .args(["--only", "M6"])
-        .env_remove(DEV_BINARY_VAR)
-        .stderr(std::process::Stdio::null());
-    if settings.quick {
-        command.arg("--quick");
-    }
-    let output = command
-        .output()
-        .map_err(|err| format!("cannot run {}: {err}", path.display()))?;
-    if !output.status.success() {
-        return Err(format!("{} failed ({})", path.display(), output.status));
-    }
-    let snapshot: Snapshot = serde_json::from_slice(&output.stdout)
-        .map_err(|err| format!("{} printed no snapshot: {err}", path.display()))?;
-    snapshot
-        .table("M6")
-        .cloned()
-        .ok_or_else(|| format!("{} produced no M6 table", path.display()))
-}
-
-fn m7_deleted_work(settings: &Settings) -> Vec<Table> {
+fn m7_deleted_work(run: &Run) -> Vec<Table> {
     let values: Vec<u64> = (0..workloads::CHECKSUM_LEN as u64).collect();
-    let mut timing = Timing::new(Config::for_settings(settings));
+    let mut timing = Timing::new(run.config());
     timing.floor("empty closure", || ());
     let honest = values.clone();
     timing.method(
@@ -386,10 +462,7 @@ fn m7_deleted_work(settings: &Settings) -> Vec<Table> {
         let _ = workloads::checksum(&deleted);
     });
     let measured = timing.run(Schedule::Interleaved);
-    let mut table = measured.table(
-        "M7",
-        "A benchmark whose work the optimiser deletes, beside the honest one",
-    );
+    let mut table = run.own(measured.table("M7", ""));
     table.note(format!("Both closures call the same `checksum` over {} `u64`s. The deleted one drops the result and hides nothing from the optimiser, so the call is removed and what remains is the harness: it reads like the floor.", workloads::CHECKSUM_LEN));
     vec![table]
 }

@@ -1,14 +1,23 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+// Layers, bottom to top; a module imports only from layers below it (see ARCHITECTURE.md).
+// Bottom: formatting, the experiments-binary protocol, the counting allocator, the environment.
 pub mod alloc;
-pub mod callgrind;
 pub mod env;
-pub mod experiments;
+pub mod fmt;
+pub mod protocol;
+// Values: what experiments return and what may be printed.
 pub mod plot;
-pub mod report;
+pub mod publish;
 pub mod table;
+// Instruments.
+pub mod callgrind;
 pub mod timing;
+// The runner.
+pub mod report;
+// Chapter 1, on top: nothing in the kit imports it.
+pub mod experiments;
 pub mod workloads;
 
 pub use alloc::{AllocStats, CountingAlloc, count};

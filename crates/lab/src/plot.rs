@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::table::{decade_floor, pow10, significant};
+use crate::fmt::{decade_floor, pow10, significant};
 
 /// One line of a chart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,11 +1,22 @@
-//! The experiments-binary protocol between a chapter crate and `cargo xtask report`.
+//! The runner: a chapter's experiments binary, as `cargo xtask report` drives it.
 //!
-//! Each chapter crate has a small binary (`<chapter>-experiments`) whose `main` installs
-//! [`crate::CountingAlloc`] and calls [`main`] with the chapter's list of [`Experiment`]s.
-//! It prints one [`Snapshot`] as JSON on stdout and its progress on stderr.
+//! Each chapter crate declares its experiments once, in a [`Chapter`]: ID, kind, title, the
+//! function that runs it, the tests that pin it, and whether it is one of the tables measured
+//! under every allocator. Its binaries are one line each ([`experiments_main!`](crate::experiments_main)):
+//! one installs [`crate::CountingAlloc`] over the system allocator, the other over mimalloc.
 //!
-//! Flags: `--quick` (short timing settings), `--counted` (only `count` experiments, used by
-//! `--check`), `--only ID` (one experiment), `--list` (ids and titles, no run).
+//! A run of the binary is one process of the report:
+//!
+//! - `--replica-out FILE [--replica N]`: a **replica**. It runs the timed experiments (only the
+//!   allocator-sensitive ones under a non-default allocator) and writes what every timing run
+//!   measured to `FILE`; nothing on stdout.
+//! - otherwise the **final** process: it runs every experiment, reads the replica files given
+//!   with `--replicas FILE` (repeatable), so each timing run returns every process's figures,
+//!   and prints one [`Snapshot`] as JSON on stdout.
+//!
+//! Other flags: `--quick` (short timing settings), `--counted` (only `count` experiments, used by
+//! `--check`), `--only ID` (one experiment), `--list` (the declarations as JSON, no run).
+//! Progress goes to stderr. Exit status: 0 on success, 2 on a usage error, 1 on a failed run.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -14,46 +25,190 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::env::Environment;
-use crate::table::{Kind, Table};
+use crate::protocol::{self, Allocator, ProcessRole, ReplicaFile, Settings};
+use crate::table::{Kind, Table, TwinRecord};
+use crate::timing::Config;
 
-/// How long timed experiments may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Settings {
-    /// Short settings for smoke runs: the numbers are never committed as the docs' figures.
-    pub quick: bool,
+/// The function that runs an experiment, with its path for the generated footer.
+#[derive(Debug, Clone, Copy)]
+pub struct Function {
+    /// Runs the experiment. Returns its own table first, then any companions (`M4`, `P3-curve`).
+    pub call: fn(&Run) -> Vec<Table>,
+    /// `crate::module::function`, as a reader would search for it.
+    pub path: &'static str,
 }
 
-/// One experiment of a chapter: an ID from `EXPERIMENTS.md` and the function that measures it.
+/// Names a function as a [`Function`]: `lab::function!(p7_capacity)` in the module that defines it.
+#[macro_export]
+macro_rules! function {
+    ($name:ident) => {
+        $crate::report::Function {
+            call: $name,
+            path: concat!(module_path!(), "::", stringify!($name)),
+        }
+    };
+}
+
+/// One experiment of a chapter, declared once.
 #[derive(Debug, Clone, Copy)]
 pub struct Experiment {
-    /// The ID (`M1`, `P2`, …), which is also the id of the table it returns.
+    /// The ID from `EXPERIMENTS.md` (`M1`, `P2`, …), which is also the id of its table.
     pub id: &'static str,
     /// `count` experiments are re-run and compared exactly by `cargo xtask report --check`.
     pub kind: Kind,
-    /// Runs the experiment. May return several tables (a table and its companions, `M3a`, …);
-    /// the first one's id must be `id`.
-    pub run: fn(&Settings) -> Vec<Table>,
+    /// The title of its table.
+    pub title: &'static str,
+    /// The function that runs it.
+    pub run: Function,
+    /// The tests that pin its claims: `path/to/file.rs::test_name`, or a file of `compile_fail`
+    /// doctests (`crates/pool/src/contract.rs`). `cargo xtask report` checks that each exists and
+    /// names this experiment's ID.
+    pub pinned_by: &'static [&'static str],
+    /// Whether it is measured under every allocator the report knows (experiment X1), not only
+    /// under the system allocator.
+    pub allocator_sensitive: bool,
 }
 
-/// What one run of an experiments binary produced: the file `docs/data/<chapter>.json`.
+/// A source article a chapter cites: its machine and runtime, stated once per chapter.
+#[derive(Debug, Clone, Copy)]
+pub struct Source {
+    /// The seed's number (`000`, …).
+    pub seed: &'static str,
+    /// What it measured on, and anything a reader must know to compare its figures.
+    pub note: &'static str,
+}
+
+/// A chapter's experiments binary: its crate, its experiments in course order, its sources.
+#[derive(Debug, Clone, Copy)]
+pub struct Chapter {
+    /// The crate's name (`pool`).
+    pub name: &'static str,
+    /// Every experiment, in the order the chapter presents them.
+    pub experiments: &'static [Experiment],
+    /// The seeds its tables cite.
+    pub sources: &'static [Source],
+}
+
+/// What an experiment's function is given.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// The run's settings.
+    pub settings: Settings,
+    /// The experiment being run.
+    pub experiment: &'static Experiment,
+}
+
+impl Run {
+    /// The timing configuration for this run's settings.
+    pub fn config(&self) -> Config {
+        Config::for_settings(&self.settings)
+    }
+
+    /// An empty table with the experiment's ID, kind and title.
+    pub fn table(&self, columns: &[&str]) -> Table {
+        Table::new(
+            self.experiment.id,
+            self.experiment.kind,
+            self.experiment.title,
+            columns,
+        )
+    }
+
+    /// The experiment's ID, kind and title on a table built elsewhere (from columns, or the
+    /// standard timed table).
+    pub fn own(&self, mut table: Table) -> Table {
+        table.id = self.experiment.id.to_owned();
+        table.kind = self.experiment.kind;
+        table.title = self.experiment.title.to_owned();
+        table
+    }
+}
+
+/// An experiment's declaration as the snapshot keeps it, for footers and checks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentInfo {
+    /// The ID.
+    pub id: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its title.
+    pub title: String,
+    /// The function that runs it.
+    pub code: String,
+    /// The tests that pin it.
+    pub pinned_by: Vec<String>,
+    /// Whether it runs under every allocator.
+    pub allocator_sensitive: bool,
+    /// The ids of the tables it produced (its own first).
+    #[serde(default)]
+    pub tables: Vec<String>,
+}
+
+impl ExperimentInfo {
+    fn of(experiment: &Experiment) -> Self {
+        ExperimentInfo {
+            id: experiment.id.to_owned(),
+            kind: experiment.kind,
+            title: experiment.title.to_owned(),
+            code: experiment.run.path.to_owned(),
+            pinned_by: experiment.pinned_by.iter().map(|s| (*s).to_owned()).collect(),
+            allocator_sensitive: experiment.allocator_sensitive,
+            tables: Vec::new(),
+        }
+    }
+}
+
+/// The processes that measured a snapshot under one allocator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessGroup {
+    /// The allocator.
+    pub allocator: Allocator,
+    /// Its name and version.
+    pub label: String,
+    /// How many processes ran under it.
+    pub processes: usize,
+    /// Whether they ran every timed experiment or only the allocator-sensitive ones.
+    pub all_experiments: bool,
+}
+
+/// What a report produced for one chapter: the file `docs/data/<chapter>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The chapter crate's name.
     pub chapter: String,
-    /// Where and how it was measured.
+    /// Where and how it was measured (the final process).
     pub environment: Environment,
     /// Whether the run used `--quick` settings.
     pub quick: bool,
-    /// Wall time of the whole run, in seconds.
+    /// Wall time of the final process, in seconds.
     pub duration_s: f64,
+    /// The processes behind the timed tables, per allocator.
+    #[serde(default)]
+    pub processes: Vec<ProcessGroup>,
+    /// Every experiment's declaration.
+    #[serde(default)]
+    pub experiments: Vec<ExperimentInfo>,
+    /// The sources the chapter cites.
+    #[serde(default)]
+    pub sources: Vec<(String, String)>,
     /// Every table, in experiment order.
     pub tables: Vec<Table>,
+    /// Every timed method's per-process figures, for the summary of both noise sources.
+    #[serde(default)]
+    pub twins: Vec<TwinRecord>,
 }
 
 impl Snapshot {
     /// The table with this id.
     pub fn table(&self, id: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.id == id)
+    }
+
+    /// The experiment that produced the table `id`.
+    pub fn experiment_of(&self, id: &str) -> Option<&ExperimentInfo> {
+        self.experiments
+            .iter()
+            .find(|e| e.id == id || e.tables.iter().any(|t| t == id))
     }
 }
 
@@ -64,101 +219,225 @@ struct Args {
     counted_only: bool,
     only: Option<String>,
     list: bool,
+    replica_out: Option<String>,
+    replica: usize,
+    replicas: Vec<String>,
 }
 
+const USAGE: &str = "[--quick] [--counted] [--only ID] [--list] [--replica-out FILE [--replica N]] [--replicas FILE]...";
+
 fn parse_args(args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut parsed = Args::default();
+    let mut parsed = Args {
+        replica: 1,
+        ..Args::default()
+    };
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().ok_or(format!("{arg} needs {what}"));
         match arg.as_str() {
             "--quick" => parsed.settings.quick = true,
             "--counted" => parsed.counted_only = true,
             "--list" => parsed.list = true,
-            "--only" => {
-                parsed.only = Some(args.next().ok_or("--only needs an experiment id")?);
+            "--only" => parsed.only = Some(value("an experiment id")?),
+            "--replica-out" => parsed.replica_out = Some(value("a file")?),
+            "--replicas" => parsed.replicas.push(value("a file")?),
+            "--replica" => {
+                let n = value("a number")?;
+                parsed.replica = n
+                    .parse()
+                    .map_err(|_| format!("--replica needs a number, not `{n}`"))?;
             }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
+    if parsed.replica_out.is_some() && !parsed.replicas.is_empty() {
+        return Err("a replica (--replica-out) reads no other replicas (--replicas)".to_owned());
+    }
     Ok(parsed)
 }
 
-/// The `main` of every chapter's experiments binary.
-///
-/// Exit status 0 on success, 2 on a usage error (an unknown flag or experiment id).
-pub fn main(chapter: &str, experiments: &[Experiment]) -> ExitCode {
+fn read_replica(path: &str) -> Result<ReplicaFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|err| format!("{path}: {err}"))?;
+    serde_json::from_str(&text).map_err(|err| format!("{path}: not a replica file: {err}"))
+}
+
+/// Declares a chapter's experiments binary: `lab::experiments_main!(pool::experiments::CHAPTER);`
+/// installs [`crate::CountingAlloc`] over the system allocator, and
+/// `lab::experiments_main!(pool::experiments::CHAPTER, mimalloc);` over mimalloc (lab's `mimalloc`
+/// feature).
+#[macro_export]
+macro_rules! experiments_main {
+    ($chapter:expr) => {
+        #[global_allocator]
+        static ALLOC: $crate::CountingAlloc = $crate::CountingAlloc::new();
+
+        fn main() -> ::std::process::ExitCode {
+            $crate::report::main(&$chapter, $crate::protocol::Allocator::System)
+        }
+    };
+    ($chapter:expr, mimalloc) => {
+        #[global_allocator]
+        static ALLOC: $crate::CountingAlloc<$crate::alloc::Mimalloc> =
+            $crate::CountingAlloc::wrapping($crate::alloc::Mimalloc);
+
+        fn main() -> ::std::process::ExitCode {
+            $crate::report::main(&$chapter, $crate::protocol::Allocator::Mimalloc)
+        }
+    };
+}
+
+/// The `main` of every chapter's experiments binary (see the module docs).
+pub fn main(chapter: &'static Chapter, allocator: Allocator) -> ExitCode {
+    let name = chapter.name;
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {
-            eprintln!("{chapter}-experiments: {message}");
-            eprintln!("usage: {chapter}-experiments [--quick] [--counted] [--only ID] [--list]");
+            eprintln!("{name}-experiments: {message}");
+            eprintln!("usage: {name}-experiments {USAGE}");
             return ExitCode::from(2);
         }
     };
+    let experiments = chapter.experiments;
     if let Some(only) = &args.only
         && !experiments.iter().any(|e| e.id == only)
     {
         let known: Vec<&str> = experiments.iter().map(|e| e.id).collect();
         eprintln!(
-            "{chapter}-experiments: no experiment `{only}` (known: {})",
+            "{name}-experiments: no experiment `{only}` (known: {})",
             known.join(", ")
         );
         return ExitCode::from(2);
     }
     if args.list {
-        for experiment in experiments {
-            println!("{} {:?}", experiment.id, experiment.kind);
-        }
+        let infos: Vec<ExperimentInfo> = experiments.iter().map(ExperimentInfo::of).collect();
+        println!(
+            "{}",
+            serde_json::to_string(&infos).expect("declarations serialise")
+        );
         return ExitCode::SUCCESS;
     }
-    let started = Instant::now();
-    let mut tables = Vec::new();
-    for experiment in experiments {
-        if args.counted_only && experiment.kind != Kind::Count {
-            continue;
-        }
-        if args
-            .only
-            .as_deref()
-            .is_some_and(|only| only != experiment.id)
-        {
-            continue;
-        }
-        let step = Instant::now();
-        eprint!("  [{chapter}] {} ({:?}) … ", experiment.id, experiment.kind);
-        let _ = std::io::stderr().flush();
-        crate::callgrind::start_experiment(experiment.id);
-        let produced = (experiment.run)(&args.settings);
-        assert_eq!(
-            produced.first().map(|t| t.id.as_str()),
-            Some(experiment.id),
-            "experiment {} must return its own table first",
-            experiment.id
-        );
-        eprintln!("{:.1} s", step.elapsed().as_secs_f64());
-        tables.extend(produced);
-    }
-    if crate::callgrind::Probe::from_env().is_some() {
-        eprintln!("{chapter}-experiments: the callgrind probe matched no timing run");
-        return ExitCode::from(3);
-    }
-    let snapshot = Snapshot {
-        chapter: chapter.to_owned(),
-        environment: Environment::collect(),
-        quick: args.settings.quick,
-        duration_s: started.elapsed().as_secs_f64(),
-        tables,
-    };
-    match serde_json::to_string(&snapshot) {
-        Ok(json) => {
-            println!("{json}");
-            ExitCode::SUCCESS
-        }
-        Err(err) => {
-            eprintln!("{chapter}-experiments: cannot serialise the results: {err}");
+    match run(chapter, allocator, &args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{name}-experiments: {message}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(), String> {
+    let name = chapter.name;
+    let replicas = args
+        .replicas
+        .iter()
+        .map(|path| read_replica(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let role = if crate::callgrind::Probe::from_env().is_some() {
+        ProcessRole::Probe
+    } else if args.replica_out.is_some() {
+        ProcessRole::Replica
+    } else {
+        ProcessRole::Final
+    };
+    let groups = process_groups(allocator, &replicas);
+    protocol::begin(role, allocator, replicas);
+    let started = Instant::now();
+    let mut tables = Vec::new();
+    let mut infos = Vec::new();
+    let mut twins = Vec::new();
+    for experiment in chapter.experiments {
+        let selected = match role {
+            _ if args.only.as_deref().is_some_and(|only| only != experiment.id) => false,
+            _ if args.counted_only => experiment.kind == Kind::Count,
+            ProcessRole::Replica => {
+                experiment.kind == Kind::Time
+                    && (allocator == Allocator::System || experiment.allocator_sensitive)
+            }
+            _ => true,
+        };
+        if !selected {
+            continue;
+        }
+        let step = Instant::now();
+        eprint!("  [{name}] {} ({:?}) … ", experiment.id, experiment.kind);
+        let _ = std::io::stderr().flush();
+        protocol::start_experiment(experiment.id);
+        let produced = (experiment.run.call)(&Run {
+            settings: args.settings,
+            experiment,
+        });
+        if produced.first().map(|t| t.id.as_str()) != Some(experiment.id) {
+            return Err(format!(
+                "experiment {} must return its own table first",
+                experiment.id
+            ));
+        }
+        eprintln!("{:.1} s", step.elapsed().as_secs_f64());
+        let mut info = ExperimentInfo::of(experiment);
+        info.tables = produced.iter().map(|t| t.id.clone()).collect();
+        infos.push(info);
+        if role == ProcessRole::Final {
+            twins.extend(crate::timing::twin_records(experiment.id));
+        }
+        tables.extend(produced);
+    }
+    if role == ProcessRole::Probe {
+        return Err("the callgrind probe matched no timing run".to_owned());
+    }
+    if !args.settings.quick {
+        crate::timing::check_rounds()?;
+    }
+    if let Some(path) = &args.replica_out {
+        let file = ReplicaFile {
+            chapter: name.to_owned(),
+            allocator,
+            allocator_label: crate::env::allocator_label(allocator),
+            replica: args.replica,
+            quick: args.settings.quick,
+            runs: protocol::produced(),
+        };
+        let json = serde_json::to_string(&file).map_err(|err| err.to_string())?;
+        return std::fs::write(path, json).map_err(|err| format!("{path}: cannot write: {err}"));
+    }
+    let snapshot = Snapshot {
+        chapter: name.to_owned(),
+        environment: Environment::collect(crate::env::allocator_label(allocator)),
+        quick: args.settings.quick,
+        duration_s: started.elapsed().as_secs_f64(),
+        processes: groups,
+        experiments: infos,
+        sources: chapter
+            .sources
+            .iter()
+            .map(|s| (s.seed.to_owned(), s.note.to_owned()))
+            .collect(),
+        tables,
+        twins,
+    };
+    let json = serde_json::to_string(&snapshot)
+        .map_err(|err| format!("cannot serialise the results: {err}"))?;
+    println!("{json}");
+    Ok(())
+}
+
+/// The processes behind the final process's timed tables, per allocator.
+fn process_groups(allocator: Allocator, replicas: &[ReplicaFile]) -> Vec<ProcessGroup> {
+    let mut groups: Vec<ProcessGroup> = Vec::new();
+    let mut add = |a: Allocator, label: &str| match groups.iter_mut().find(|g| g.allocator == a) {
+        Some(group) => group.processes += 1,
+        None => groups.push(ProcessGroup {
+            allocator: a,
+            label: label.to_owned(),
+            processes: 1,
+            all_experiments: a == Allocator::System,
+        }),
+    };
+    for replica in replicas {
+        add(replica.allocator, &replica.allocator_label);
+    }
+    add(allocator, &crate::env::allocator_label(allocator));
+    groups.sort_by_key(|g| g.allocator);
+    groups
 }
 
 #[cfg(test)]
@@ -171,9 +450,25 @@ mod tests {
 
     #[test]
     fn flags_parse() {
-        let args = parse(&["--quick", "--counted", "--only", "M1"]).unwrap();
+        let args = parse(&[
+            "--quick",
+            "--counted",
+            "--only",
+            "M1",
+            "--replicas",
+            "a.json",
+            "--replicas",
+            "b.json",
+        ])
+        .unwrap();
         assert!(args.settings.quick && args.counted_only);
         assert_eq!(args.only.as_deref(), Some("M1"));
+        assert_eq!(args.replicas, ["a.json", "b.json"]);
+        let replica = parse(&["--replica-out", "r.json", "--replica", "2"]).unwrap();
+        assert_eq!(
+            (replica.replica_out.as_deref(), replica.replica),
+            (Some("r.json"), 2)
+        );
     }
 
     #[test]
@@ -183,5 +478,11 @@ mod tests {
             parse(&["--only"]).unwrap_err(),
             "--only needs an experiment id"
         );
+        assert!(
+            parse(&["--replica-out", "a", "--replicas", "b"])
+                .unwrap_err()
+                .contains("reads no other replicas")
+        );
+        assert!(parse(&["--replica", "two"]).unwrap_err().contains("`two`"));
     }
 }

@@ -7,6 +7,9 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fmt::{format_nanos, round_significant, significant, thousands};
+use crate::publish::{self, Agreement, RatioVerdict};
+
 /// What kind of claim a table makes; it decides how `cargo xtask report --check` treats it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -47,6 +50,119 @@ pub enum Cell {
     NotResolvable,
     /// Nothing to show here (the reason should be in the notes).
     Empty,
+    /// Instructions per operation of a method and of its twin, from callgrind.
+    Instructions {
+        /// The original copy's count.
+        original: f64,
+        /// The twin's count.
+        twin: f64,
+    },
+    /// A timed conclusion under the publish rule: a ratio with its range over processes, or a
+    /// verdict every process reached. `cargo xtask verify` re-checks each of them.
+    Claim(Claim),
+}
+
+/// A timed conclusion: what the processes of a run agreed on, or that they did not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Claim {
+    /// A ratio the publish rule printed: the median of the per-process ratios and their range.
+    Ratio {
+        /// The median over processes.
+        value: f64,
+        /// The smallest per-process ratio.
+        lo: f64,
+        /// The largest per-process ratio.
+        hi: f64,
+        /// The precision it was held to (0.1 = ±10 %); the range is printed when wider.
+        precision: f64,
+    },
+    /// A verdict every process reached (`met`, `the pool`, `from N = 16`).
+    Verdict {
+        /// The verdict, as printed.
+        text: String,
+    },
+    /// The processes did not agree: `agree` of `of` reached the most common verdict.
+    Varies {
+        /// Processes with the most common verdict.
+        agree: usize,
+        /// Processes in all.
+        of: usize,
+    },
+    /// No figure: the publish rule refused it.
+    NotResolvable,
+}
+
+impl Claim {
+    /// A timed ratio under the publish rule.
+    pub fn ratio(verdict: RatioVerdict, precision: f64) -> Self {
+        match verdict {
+            RatioVerdict::Published { value, lo, hi } => Claim::Ratio {
+                value,
+                lo,
+                hi,
+                precision,
+            },
+            RatioVerdict::NotResolvable { .. } => Claim::NotResolvable,
+        }
+    }
+
+    /// A verdict from what every process said.
+    pub fn verdict(agreement: Agreement<String>) -> Self {
+        match agreement {
+            Agreement::All(text) => Claim::Verdict { text },
+            Agreement::Varies { agree, of } => Claim::Varies { agree, of },
+            Agreement::NotResolvable => Claim::NotResolvable,
+        }
+    }
+
+    /// Whether the claim is printed as a conclusion (a ratio or a verdict all processes share).
+    pub fn is_published(&self) -> bool {
+        matches!(self, Claim::Ratio { .. } | Claim::Verdict { .. })
+    }
+
+    /// The claim as it appears in a table or a sentence.
+    pub fn render(&self) -> String {
+        match self {
+            Claim::Ratio {
+                value,
+                lo,
+                hi,
+                precision,
+            } => {
+                if publish::shows_range(*value, *lo, *hi, *precision) {
+                    format!(
+                        "{} ({}–{})",
+                        ratio_text(*value),
+                        ratio_number(*lo),
+                        ratio_number(*hi)
+                    )
+                } else {
+                    ratio_text(*value)
+                }
+            }
+            Claim::Verdict { text } => text.replace('|', "\\|"),
+            Claim::Varies { agree, of } => format!("*varies between runs ({agree} of {of})*"),
+            Claim::NotResolvable => "*not resolvable*".to_owned(),
+        }
+    }
+}
+
+/// A ratio's number: three significant digits, or `1/N` below 0.01 (`0.000042` is `1/23,800`).
+fn ratio_number(r: f64) -> String {
+    if r > 0.0 && r < 0.01 {
+        format!("1/{}", thousands(round_significant(1.0 / r, 3) as u64))
+    } else {
+        significant(r, 3)
+    }
+}
+
+fn ratio_text(r: f64) -> String {
+    if r > 0.0 && r < 0.01 {
+        ratio_number(r)
+    } else {
+        format!("{}×", ratio_number(r))
+    }
 }
 
 impl Cell {
@@ -75,7 +191,7 @@ impl Cell {
             Cell::Signed(_) => "0".to_owned(),
             Cell::Bytes(n) => format!("{} B", thousands(*n)),
             Cell::Nanos(ns) => format_nanos(*ns),
-            Cell::Ratio(r) => format!("{}×", significant(*r, 3)),
+            Cell::Ratio(r) => ratio_text(*r),
             Cell::Percent(p) => format!("{} %", significant(*p, 2)),
             Cell::BytesPerNs(rate) => format!("{} B/ns", significant(*rate, 3)),
             Cell::Bool(true) => "yes".to_owned(),
@@ -83,76 +199,11 @@ impl Cell {
             Cell::Seed(text) => format!("*{}*", text.replace('|', "\\|")),
             Cell::NotResolvable => "*not resolvable*".to_owned(),
             Cell::Empty => "—".to_owned(),
+            Cell::Instructions { original, twin } => {
+                format!("{} ({})", significant(*original, 4), significant(*twin, 4))
+            }
+            Cell::Claim(claim) => claim.render(),
         }
-    }
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (idx, ch) in digits.chars().enumerate() {
-        if idx > 0 && (digits.len() - idx).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// A float with about `digits` significant digits, no exponent, thousands separators above 1000.
-pub fn significant(x: f64, digits: i32) -> String {
-    if !x.is_finite() {
-        return x.to_string();
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    let magnitude = decade_floor(x.abs());
-    let decimals = (digits - 1 - magnitude).clamp(0, 6) as usize;
-    if decimals == 0 {
-        let rounded = x.abs().round() as u64;
-        let sign = if x < 0.0 { "−" } else { "" };
-        return format!("{sign}{}", thousands(rounded));
-    }
-    let text = format!("{:.*}", decimals, x.abs());
-    let sign = if x < 0.0 { "−" } else { "" };
-    format!("{sign}{text}")
-}
-
-/// `10^e`, exactly where it can be (repeated multiplication, not `powi`, whose last bit may
-/// differ between math libraries).
-pub(crate) fn pow10(e: i32) -> f64 {
-    let mut value = 1.0;
-    for _ in 0..e.unsigned_abs() {
-        value *= 10.0;
-    }
-    if e < 0 { 1.0 / value } else { value }
-}
-
-/// The largest `e` with `10^e <= v` (for `v > 0`), exact even where `log10` is off by a bit.
-pub(crate) fn decade_floor(v: f64) -> i32 {
-    let mut e = v.log10().floor() as i32;
-    while pow10(e) > v {
-        e -= 1;
-    }
-    while pow10(e + 1) <= v {
-        e += 1;
-    }
-    e
-}
-
-/// Nanoseconds with a unit that keeps three significant digits readable.
-pub fn format_nanos(ns: f64) -> String {
-    let abs = ns.abs();
-    if abs >= 1e9 {
-        format!("{} s", significant(ns / 1e9, 3))
-    } else if abs >= 1e6 {
-        format!("{} ms", significant(ns / 1e6, 3))
-    } else if abs >= 1e4 {
-        format!("{} µs", significant(ns / 1e3, 3))
-    } else {
-        format!("{} ns", significant(ns, 3))
     }
 }
 
@@ -171,33 +222,52 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// Sentences rendered under the table, one per line.
     pub notes: Vec<String>,
-    /// For timed tables: every method's median and its twin's, for the report's summary line.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub twins: Vec<TwinRecord>,
     /// Figures drawn from this table's data, written by `cargo xtask report` to `docs/img/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plots: Vec<crate::plot::Plot>,
+    /// Timed conclusions stated under the table, each re-checked by `cargo xtask verify`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conclusions: Vec<Conclusion>,
 }
 
-/// A timed method's median and its twin's, kept in the snapshot for the twin-disagreement summary.
+/// One timed conclusion a chapter states: the claim in words (no measured number in it) and
+/// what the processes of the run said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conclusion {
+    /// The claim, e.g. "the pool's hit path at most 3.3× an unzeroed stack array (the .NET ratio)".
+    pub claim: String,
+    /// The outcome: a verdict, a ratio, or that the processes disagreed.
+    pub result: Claim,
+}
+
+/// A timed method's figures in every process, kept in the snapshot for the report-wide summary
+/// of both noise sources (chapter 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TwinRecord {
+    /// The experiment whose timing run measured it.
+    pub experiment: String,
     /// The method's name.
     pub method: String,
-    /// The original copy's median, ns per operation.
-    pub median_ns: f64,
-    /// The twin's median, ns per operation.
-    pub twin_median_ns: f64,
+    /// The allocator the processes ran under.
+    pub allocator: crate::protocol::Allocator,
+    /// The original's and the twin's median, ns per operation, one pair per process.
+    pub per_process: Vec<(f64, f64)>,
 }
 
 impl TwinRecord {
-    /// The disagreement as a percentage of the pair's mean.
-    pub fn disagreement_pct(&self) -> f64 {
-        crate::timing::publish::Pair {
-            original_ns: self.median_ns,
-            twin_ns: self.twin_median_ns,
+    /// The figures the publish rule works on.
+    pub fn figures(&self) -> publish::Figures {
+        publish::Figures {
+            per_process: self
+                .per_process
+                .iter()
+                .map(|&(original_ns, twin_ns)| publish::Pair {
+                    original_ns,
+                    twin_ns,
+                })
+                .collect(),
+            ns_per_instruction: None,
         }
-        .disagreement_pct()
     }
 }
 
@@ -211,8 +281,8 @@ impl Table {
             columns: columns.iter().map(|c| (*c).to_owned()).collect(),
             rows: Vec::new(),
             notes: Vec::new(),
-            twins: Vec::new(),
             plots: Vec::new(),
+            conclusions: Vec::new(),
         }
     }
 
@@ -236,6 +306,15 @@ impl Table {
     /// Adds a note (one sentence or a few) rendered under the table.
     pub fn note(&mut self, note: impl Into<String>) -> &mut Self {
         self.notes.push(note.into());
+        self
+    }
+
+    /// States a timed conclusion under the table.
+    pub fn conclude(&mut self, claim: impl Into<String>, result: Claim) -> &mut Self {
+        self.conclusions.push(Conclusion {
+            claim: claim.into(),
+            result,
+        });
         self
     }
 
@@ -269,25 +348,105 @@ impl Table {
                 let _ = writeln!(out, "{note}");
             }
         }
+        if !self.conclusions.is_empty() {
+            out.push('\n');
+            for conclusion in &self.conclusions {
+                let _ = writeln!(
+                    out,
+                    "- {}: **{}**",
+                    conclusion.claim,
+                    conclusion.result.render()
+                );
+            }
+        }
         out
     }
 }
 
 fn is_numeric(cell: &Cell) -> bool {
-    !matches!(cell, Cell::Text(_) | Cell::Bool(_) | Cell::Empty)
+    match cell {
+        Cell::Text(_) | Cell::Bool(_) | Cell::Empty => false,
+        Cell::Claim(claim) => matches!(claim, Claim::Ratio { .. }),
+        _ => true,
+    }
+}
+
+/// A table's columns, each declared with its heading and the value it shows, so the two cannot
+/// drift apart. Building blocks, not a framework: a value is any closure from a row to a cell.
+///
+/// ```
+/// use lab::table::{Columns, Kind, Cell};
+///
+/// let sizes = [16usize, 256];
+/// let table = Columns::new()
+///     .col("bytes", |n: &usize| Cell::bytes(*n))
+///     .col("cache lines", |n: &usize| Cell::count(n.div_ceil(64)))
+///     .table("X9", Kind::Count, "Cache lines by size", &sizes);
+/// assert_eq!(table.rows[1], vec![Cell::Bytes(256), Cell::Count(4)]);
+/// ```
+pub struct Columns<'a, R: ?Sized> {
+    columns: Vec<(String, Box<dyn Fn(&R) -> Cell + 'a>)>,
+}
+
+impl<R: ?Sized> std::fmt::Debug for Columns<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headings: Vec<&str> = self.columns.iter().map(|c| c.0.as_str()).collect();
+        f.debug_struct("Columns").field("headings", &headings).finish()
+    }
+}
+
+impl<R: ?Sized> Default for Columns<'_, R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a, R: ?Sized> Columns<'a, R> {
+    /// No columns yet.
+    pub fn new() -> Self {
+        Columns {
+            columns: Vec::new(),
+        }
+    }
+
+    /// Adds a column: its heading and the cell it shows for a row.
+    pub fn col(mut self, heading: impl Into<String>, value: impl Fn(&R) -> Cell + 'a) -> Self {
+        self.columns.push((heading.into(), Box::new(value)));
+        self
+    }
+
+    /// Adds a column only when `present` (an optional seed column, a column one allocator lacks).
+    pub fn col_if(
+        self,
+        present: bool,
+        heading: impl Into<String>,
+        value: impl Fn(&R) -> Cell + 'a,
+    ) -> Self {
+        if present {
+            self.col(heading, value)
+        } else {
+            self
+        }
+    }
+
+    /// A table with one row per item of `rows`.
+    pub fn table<'r, I>(&self, id: &str, kind: Kind, title: &str, rows: I) -> Table
+    where
+        I: IntoIterator<Item = &'r R>,
+        R: 'r,
+    {
+        let headings: Vec<&str> = self.columns.iter().map(|c| c.0.as_str()).collect();
+        let mut table = Table::new(id, kind, title, &headings);
+        for row in rows {
+            table.row(self.columns.iter().map(|(_, value)| value(row)).collect());
+        }
+        table
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(152_000_000), "152,000,000");
-    }
 
     #[test]
     fn cells_keep_their_unit() {
@@ -300,6 +459,41 @@ mod tests {
         assert_eq!(Cell::Percent(1.456).render(), "1.5 %");
         assert_eq!(Cell::Signed(-3).render(), "−3");
         assert_eq!(Cell::NotResolvable.render(), "*not resolvable*");
+        assert_eq!(Cell::Ratio(0.000042).render(), "1/23,800");
+    }
+
+    #[test]
+    fn a_claim_prints_its_range_only_when_wider_than_its_precision() {
+        let wide = Claim::Ratio {
+            value: 3.0,
+            lo: 2.3,
+            hi: 3.7,
+            precision: 0.1,
+        };
+        assert_eq!(wide.render(), "3.00× (2.30–3.70)");
+        let narrow = Claim::Ratio {
+            value: 3.0,
+            lo: 2.95,
+            hi: 3.05,
+            precision: 0.1,
+        };
+        assert_eq!(narrow.render(), "3.00×");
+        assert_eq!(
+            Claim::Varies { agree: 2, of: 3 }.render(),
+            "*varies between runs (2 of 3)*"
+        );
+    }
+
+    #[test]
+    fn columns_keep_heading_and_value_together() {
+        let rows = [1u64, 2];
+        let table = Columns::new()
+            .col("n", |n: &u64| Cell::Count(*n))
+            .col_if(false, "never", |_: &u64| Cell::Empty)
+            .col("twice", |n: &u64| Cell::Count(2 * n))
+            .table("X1", Kind::Count, "demo", &rows);
+        assert_eq!(table.columns, vec!["n", "twice"]);
+        assert_eq!(table.rows[1], vec![Cell::Count(2), Cell::Count(4)]);
     }
 
     #[test]

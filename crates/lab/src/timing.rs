@@ -1,4 +1,4 @@
-//! Paired timing with twins, a floor and a publish rule (experiments M3–M5).
+//! Paired timing with twins, a floor, interleaved rounds and replicas (experiments M3–M5, M8).
 //!
 //! The one way to time things in this workspace. Register the methods of one table, each a
 //! closure over a prepared input; every method is given a **twin** automatically, a second,
@@ -9,9 +9,13 @@
 //! batch of A′, a batch of B, …, for a few hundred rounds, the starting method rotating each
 //! round) so that drift on a noisy machine hits every method alike.
 //!
+//! Under `cargo xtask report`, the same experiment runs in several independent processes; the
+//! last one's [`Timing::run`] returns a [`Measured`] holding every process's figures (see
+//! [`crate::protocol`]), and [`crate::publish`] decides what may be printed.
+//!
 //! ```
 //! use std::hint::black_box;
-//! use lab::timing::{Config, Schedule, Timing, publish};
+//! use lab::timing::{Config, Schedule, Timing};
 //!
 //! let existing = vec![0u8; 2048];
 //! let mut timing = Timing::new(Config::smoke());
@@ -19,45 +23,53 @@
 //! timing.method("vec![0u8; 2048]", || black_box(vec![0u8; 2048])[2047]);
 //! let measured = timing.run(Schedule::Interleaved);
 //!
-//! let heap = measured.method("vec![0u8; 2048]").unwrap();
-//! let floor = measured.floor().unwrap();
-//! assert!(heap.median_ns > 0.0 && heap.twin.median_ns > 0.0);
+//! let heap = measured.expect("vec![0u8; 2048]");
+//! assert!(heap.median_ns() > 0.0);
 //! // The publish rule decides whether a difference may be printed.
-//! match publish::difference(heap.pair(), floor.pair()) {
-//!     publish::Verdict::Published(ns) => println!("heap costs {ns:.1} ns over the floor"),
-//!     publish::Verdict::NotResolvable { .. } => println!("not resolvable"),
+//! match measured.difference("vec![0u8; 2048]", "touch an existing buffer") {
+//!     lab::publish::Verdict::Published(ns) => println!("heap costs {ns:.1} ns over the floor"),
+//!     lab::publish::Verdict::NotResolvable { .. } => println!("not resolvable"),
 //! }
 //! ```
 
+use std::collections::BTreeMap;
 use std::hint::black_box;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::callgrind;
-use crate::report::Settings;
-use crate::table::{Cell, Kind, Table, TwinRecord, significant};
+use crate::fmt::{format_nanos, thousands};
+use crate::protocol::{self, Allocator, ProcessRole, RunKey, Settings};
+use crate::publish::{self, Figures, Pair, RATIO_PRECISION, Verdict};
+use crate::table::{Cell, Claim, Kind, Table, TwinRecord};
+
+/// No timed method of a full report gets fewer measured rounds than this.
+pub const MIN_ROUNDS: usize = 100;
 
 /// How long to measure.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Config {
-    /// The duration one batch of one method aims for (the batch size is calibrated to it).
+    /// The duration one batch of one method aims for (the batch size is calibrated to it; an
+    /// operation slower than this runs once per batch).
     pub batch_target: Duration,
     /// Rounds discarded before measuring.
     pub warmup_rounds: usize,
     /// Measured rounds: every method and twin runs one batch per round.
     pub rounds: usize,
-    /// After an interleaved run, count each copy's instructions under callgrind.
+    /// After an interleaved run, count each copy's instructions under callgrind (final process
+    /// of a report only: the counts are deterministic).
     pub count_instructions: bool,
 }
 
 impl Config {
-    /// The report's default: accurate, a few seconds per table.
+    /// The report's default.
     pub fn full() -> Self {
         Config {
-            batch_target: Duration::from_micros(500),
-            warmup_rounds: 20,
-            rounds: 301,
+            batch_target: Duration::from_micros(200),
+            warmup_rounds: 10,
+            rounds: 151,
             count_instructions: true,
         }
     }
@@ -89,6 +101,13 @@ impl Config {
         } else {
             Self::full()
         }
+    }
+
+    /// The same configuration without instruction counts (for tables that would need a
+    /// callgrind child per size and copy; say so in the table's notes).
+    pub fn without_instructions(mut self) -> Self {
+        self.count_instructions = false;
+        self
     }
 }
 
@@ -171,6 +190,9 @@ impl<'a> Timing<'a> {
 
     /// Registers a method and, automatically, its twin. `f` is called once per operation; its
     /// result goes through `black_box`. Put `black_box` on the inputs inside `f`.
+    ///
+    /// # Panics
+    /// If a method of that name is already registered.
     pub fn method<F, R>(&mut self, name: &str, f: F) -> &mut Self
     where
         F: FnMut() -> R + Clone + 'a,
@@ -197,6 +219,10 @@ impl<'a> Timing<'a> {
     where
         F: FnMut() -> R + Clone + 'a,
     {
+        assert!(
+            self.entries.iter().all(|e| e.name != name),
+            "two methods named `{name}`"
+        );
         let (original, original_address) = runner::<F, R, 0>(f.clone());
         let (twin, twin_address) = runner::<F, R, 1>(f);
         self.entries.push(Entry {
@@ -208,20 +234,32 @@ impl<'a> Timing<'a> {
         self
     }
 
-    /// Calibrates, warms up and measures every method and twin; consumes the table.
-    pub fn run(mut self, schedule: Schedule) -> Measurements {
+    /// Calibrates, warms up and measures every method and twin, and returns this process's
+    /// figures together with every other process's figures for the same run; consumes the table.
+    pub fn run(mut self, schedule: Schedule) -> Measured {
         // Time the allocator, not the instrument: no counting on this thread while timing.
         let _paused = crate::alloc::pause();
-        let (experiment, run_index) = callgrind::next_run();
-        if let Some(probe) = callgrind::Probe::from_env() {
+        let key = protocol::next_run();
+        if protocol::role() == ProcessRole::Probe {
             // A callgrind child: run one copy inside the window, or skip this run entirely.
-            if experiment.as_deref() == Some(probe.experiment.as_str()) && probe.run == run_index {
+            if let (Some(probe), Some(key)) = (callgrind::Probe::from_env(), &key)
+                && probe.experiment == key.experiment
+                && probe.run == key.index
+            {
                 let entry = &mut self.entries[probe.slot / 2];
                 callgrind::window(&mut *entry.runners[probe.slot % 2], probe.iters);
                 std::process::exit(0);
             }
-            return self.placeholder(schedule);
+            return Measured::single(self.placeholder(schedule));
         }
+        let mut live = self.measure(schedule);
+        if schedule == Schedule::Interleaved {
+            live.count_instructions(key.as_ref());
+        }
+        Measured::assemble(key, live)
+    }
+
+    fn measure(&mut self, schedule: Schedule) -> Measurements {
         let config = self.config;
         let target = config.batch_target.as_nanos() as u64;
         let iters: Vec<u64> = self
@@ -282,16 +320,12 @@ impl<'a> Timing<'a> {
                 }
             })
             .collect();
-        let mut measured = Measurements {
+        Measurements {
             config,
             schedule,
             methods,
             instructions_note: None,
-        };
-        if schedule == Schedule::Interleaved {
-            measured.count_instructions(experiment, run_index);
         }
-        measured
     }
 
     /// What a callgrind child returns for the timing runs it skips: one fake sample each.
@@ -373,8 +407,8 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
-/// One method's result: its own figures and its twin's.
-#[derive(Debug, Clone, PartialEq)]
+/// One method's result in one process: its own figures and its twin's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MethodResult {
     /// The name it was registered under.
     pub name: String,
@@ -392,7 +426,9 @@ pub struct MethodResult {
     pub iters_per_batch: u64,
     /// Code addresses of the original's and the twin's batch loops.
     pub addresses: [usize; 2],
-    /// Per-round samples of the original and the twin, in round order.
+    /// Per-round samples of the original and the twin, in round order (this process only: not
+    /// carried between processes).
+    #[serde(skip)]
     pub samples: [Vec<f64>; 2],
     /// Instructions per operation of the original and the twin, from callgrind, when counted.
     pub instructions: Option<[f64; 2]>,
@@ -400,8 +436,8 @@ pub struct MethodResult {
 
 impl MethodResult {
     /// The pair the publish rule works on.
-    pub fn pair(&self) -> publish::Pair {
-        publish::Pair {
+    pub fn pair(&self) -> Pair {
+        Pair {
             original_ns: self.median_ns,
             twin_ns: self.twin.median_ns,
         }
@@ -417,42 +453,45 @@ impl MethodResult {
         self.addresses[0] != self.addresses[1]
     }
 
-    /// The twin record the report's summary line is computed from.
-    pub fn twin_record(&self) -> TwinRecord {
-        TwinRecord {
-            method: self.name.clone(),
-            median_ns: self.median_ns,
-            twin_median_ns: self.twin.median_ns,
-        }
+    fn ns_per_instruction(&self) -> Option<f64> {
+        self.instructions
+            .map(|[original, _]| self.median_ns / original)
+            .filter(|ns| ns.is_finite())
     }
 }
 
-/// Everything one [`Timing::run`] measured.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything one [`Timing::run`] measured in one process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurements {
     /// The configuration it ran with.
     pub config: Config,
     /// The schedule it ran with.
     pub schedule: Schedule,
-    /// Every method, the floor included, in registration order.
+    /// One result per registered method, in registration order.
     pub methods: Vec<MethodResult>,
     /// Why instruction counts are missing, when they are.
     pub instructions_note: Option<String>,
 }
 
 impl Measurements {
-    /// Counts every copy's instructions under callgrind, or records why not.
-    fn count_instructions(&mut self, experiment: Option<String>, run: usize) {
+    /// Counts every copy's instructions under callgrind (the final process of a report only),
+    /// or records why not.
+    fn count_instructions(&mut self, key: Option<&RunKey>) {
         if !self.config.count_instructions {
             self.instructions_note =
                 Some("Instruction counts are taken only by the full report.".to_owned());
             return;
         }
-        let Some(experiment) = experiment else {
+        let role = protocol::role();
+        let Some(key) = key.filter(|_| role != ProcessRole::Plain) else {
             self.instructions_note =
                 Some("Instruction counts need the experiments runner.".to_owned());
             return;
         };
+        if role != ProcessRole::Final {
+            // Deterministic: the final process counts them once.
+            return;
+        }
         if let Err(why) = callgrind::availability() {
             self.instructions_note = Some(format!("No instruction counts: {why}."));
             return;
@@ -462,8 +501,8 @@ impl Measurements {
             let mut counts = [0.0; 2];
             for (copy, count) in counts.iter_mut().enumerate() {
                 let probe = callgrind::Probe {
-                    experiment: experiment.clone(),
-                    run,
+                    experiment: key.experiment.clone(),
+                    run: key.index,
                     slot: idx * 2 + copy,
                     iters,
                 };
@@ -484,9 +523,42 @@ impl Measurements {
         self.methods.iter().find(|m| m.name == name)
     }
 
+    /// The method registered under `name`.
+    ///
+    /// # Panics
+    /// If there is none (a bug in the experiment: names are constants).
+    pub fn expect(&self, name: &str) -> &MethodResult {
+        self.method(name)
+            .unwrap_or_else(|| panic!("no method `{name}` was registered in this timing run"))
+    }
+
     /// The floor, if one was registered.
     pub fn floor(&self) -> Option<&MethodResult> {
         self.methods.iter().find(|m| m.role == Role::Floor)
+    }
+
+    /// This process's figures for `name`, for the publish rule.
+    pub fn figures(&self, name: &str) -> Figures {
+        let method = self.expect(name);
+        Figures {
+            per_process: vec![method.pair()],
+            ns_per_instruction: method.ns_per_instruction(),
+        }
+    }
+
+    /// In this process: `Some(true)` if `a` is resolvably faster than `b`, `Some(false)` if
+    /// resolvably slower, `None` if the difference is not resolvable (the publish rule on this
+    /// process's twins and the absolute floor).
+    pub fn faster(&self, a: &str, b: &str) -> Option<bool> {
+        match publish::difference(&self.figures(a), &self.figures(b)) {
+            Verdict::Published(d) => Some(d < 0.0),
+            Verdict::NotResolvable { .. } => None,
+        }
+    }
+
+    /// `a / b` in this process, from the original copies.
+    pub fn ratio(&self, a: &str, b: &str) -> f64 {
+        self.expect(a).median_ns / self.expect(b).median_ns
     }
 
     /// Median and quartiles, over the rounds, of the per-round ratio `a / b` (original copies,
@@ -500,261 +572,531 @@ impl Measurements {
             .collect();
         Some(Summary::of(&ratios))
     }
+}
 
-    /// The standard timed table: one row per method with its median, quartiles, twin median,
-    /// twin disagreement and the difference to the floor under the publish rule.
-    pub fn table(&self, id: &str, title: &str) -> Table {
-        let mut table = Table::new(
-            id,
-            Kind::Time,
-            title,
-            &[
-                "method",
-                "median",
-                "IQR",
-                "twin median",
-                "twin disagreement",
-                "minus floor",
-                "instructions (twin)",
-            ],
-        );
-        let floor = self.floor();
-        for m in &self.methods {
-            let minus_floor = match (m.role, floor) {
-                (Role::Method, Some(floor)) => {
-                    publish::difference(m.pair(), floor.pair()).cell(Cell::Nanos)
-                }
-                _ => Cell::Empty,
-            };
-            let name = if m.role == Role::Floor {
-                format!("{} (floor)", m.name)
-            } else {
-                m.name.clone()
-            };
-            table.row(vec![
-                Cell::Text(name),
-                Cell::Nanos(m.median_ns),
-                Cell::Text(format!(
-                    "{} – {}",
-                    crate::table::format_nanos(m.p25_ns),
-                    crate::table::format_nanos(m.p75_ns)
-                )),
-                Cell::Nanos(m.twin.median_ns),
-                Cell::Percent(m.twin_disagreement_pct()),
-                minus_floor,
-                match m.instructions {
-                    Some([original, twin]) => Cell::Text(format!(
-                        "{} ({})",
-                        significant(original, 4),
-                        significant(twin, 4)
-                    )),
-                    None => Cell::Empty,
-                },
-            ]);
+/// One timing run as every process measured it, under one allocator (and, in the final process
+/// of a report, the same run under the other allocators).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// The allocator these processes ran under.
+    pub allocator: Allocator,
+    /// One entry per process, replicas first, this process last.
+    pub processes: Vec<Measurements>,
+    /// The same run under other allocators, when the report measured it there too.
+    pub others: Vec<Measured>,
+}
+
+/// One method across the processes of a [`Measured`].
+#[derive(Debug, Clone)]
+pub struct Method<'a> {
+    results: Vec<&'a MethodResult>,
+}
+
+impl<'a> Method<'a> {
+    /// The method's name.
+    pub fn name(&self) -> &'a str {
+        &self.results[0].name
+    }
+
+    /// Method or floor.
+    pub fn role(&self) -> Role {
+        self.results[0].role
+    }
+
+    /// The figures the publish rule works on.
+    pub fn figures(&self) -> Figures {
+        Figures {
+            per_process: self.results.iter().map(|r| r.pair()).collect(),
+            ns_per_instruction: self.last().ns_per_instruction(),
         }
-        table.twins = self.methods.iter().map(MethodResult::twin_record).collect();
-        table.note(self.protocol_note());
-        match &self.instructions_note {
-            Some(why) => table.note(why.clone()),
-            None => table.note("Instructions per operation are counted by callgrind, in a separate run of each copy, collection switched on only around its batch loop: they are deterministic, so twins agree to within the batch's fixed overhead."),
+    }
+
+    fn last(&self) -> &'a MethodResult {
+        self.results[self.results.len() - 1]
+    }
+
+    /// The printed figure: the median over processes of each process's median.
+    pub fn median_ns(&self) -> f64 {
+        self.figures().median_ns()
+    }
+
+    /// The median as a cell.
+    pub fn median_cell(&self) -> Cell {
+        Cell::Nanos(self.median_ns())
+    }
+
+    /// The largest twin disagreement of any process, as a percentage.
+    pub fn twin_disagreement_pct(&self) -> f64 {
+        self.figures().twin_disagreement_pct()
+    }
+
+    /// The between-process spread as a percentage of the median (0 for a single process).
+    pub fn spread_pct(&self) -> f64 {
+        self.figures().spread_pct()
+    }
+
+    /// The quartiles over rounds: the median over processes of each process's quartile.
+    pub fn iqr_ns(&self) -> (f64, f64) {
+        let p25: Vec<f64> = self.results.iter().map(|r| r.p25_ns).collect();
+        let p75: Vec<f64> = self.results.iter().map(|r| r.p75_ns).collect();
+        (publish::median(&p25), publish::median(&p75))
+    }
+
+    /// Instructions per operation of the original and the twin, where they were counted.
+    pub fn instructions(&self) -> Option<[f64; 2]> {
+        self.last().instructions
+    }
+
+    /// This method's result in each process, replicas first.
+    pub fn per_process(&self) -> &[&'a MethodResult] {
+        &self.results
+    }
+}
+
+impl Measured {
+    /// A run measured in this process only.
+    pub fn single(measurements: Measurements) -> Self {
+        Measured {
+            allocator: protocol::allocator(),
+            processes: vec![measurements],
+            others: Vec::new(),
+        }
+    }
+
+    /// Keeps this process's figures for the report and joins them with the other processes'.
+    fn assemble(key: Option<RunKey>, live: Measurements) -> Self {
+        let Some(key) = key else {
+            return Measured::single(live);
         };
+        protocol::keep(
+            key.clone(),
+            serde_json::to_value(&live).expect("measurements serialise"),
+        );
+        let allocator = protocol::allocator();
+        let mut processes = Vec::new();
+        let mut others: BTreeMap<Allocator, Vec<Measurements>> = BTreeMap::new();
+        for recorded in protocol::recorded(&key) {
+            let figures: Measurements = serde_json::from_value(recorded.figures)
+                .unwrap_or_else(|err| {
+                    panic!(
+                        "replica {} ({}) of {} run {}: unreadable figures: {err}",
+                        recorded.replica,
+                        recorded.allocator.short(),
+                        key.experiment,
+                        key.index
+                    )
+                });
+            let names = |m: &Measurements| -> Vec<String> {
+                m.methods.iter().map(|r| r.name.clone()).collect()
+            };
+            assert_eq!(
+                names(&figures),
+                names(&live),
+                "replica {} of {} run {} measured other methods: the binaries differ",
+                recorded.replica,
+                key.experiment,
+                key.index
+            );
+            if recorded.allocator == allocator {
+                processes.push(figures);
+            } else {
+                others.entry(recorded.allocator).or_default().push(figures);
+            }
+        }
+        processes.push(live);
+        Measured {
+            allocator,
+            processes,
+            others: others
+                .into_iter()
+                .map(|(allocator, processes)| Measured {
+                    allocator,
+                    processes,
+                    others: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Runs experiment `experiment` in `binary` (another build of this experiments binary, such
+    /// as the dev profile's), which must make exactly one timing run, and returns its figures,
+    /// replicated like a run of this process.
+    ///
+    /// # Errors
+    /// If the child cannot run or reports no figures.
+    pub fn from_child(binary: &Path, experiment: &str, settings: &Settings) -> Result<Self, String> {
+        let key = protocol::next_run();
+        if protocol::role() == ProcessRole::Probe {
+            return Err("not run in a callgrind child".to_owned());
+        }
+        let out = std::env::temp_dir().join(format!(
+            "lab-child-{}-{experiment}.json",
+            std::process::id()
+        ));
+        let mut command = std::process::Command::new(binary);
+        command
+            .args(["--only", experiment, "--replica-out"])
+            .arg(&out)
+            .env_remove(protocol::DEV_BINARY_VAR)
+            .env_remove(protocol::PROBE_VAR)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if settings.quick {
+            command.arg("--quick");
+        }
+        let status = command
+            .status()
+            .map_err(|err| format!("cannot run {}: {err}", binary.display()))?;
+        let text = std::fs::read_to_string(&out);
+        let _ = std::fs::remove_file(&out);
+        if !status.success() {
+            return Err(format!("{} failed ({status})", binary.display()));
+        }
+        let text = text.map_err(|err| format!("{} wrote no figures: {err}", binary.display()))?;
+        let file: protocol::ReplicaFile = serde_json::from_str(&text)
+            .map_err(|err| format!("{} wrote unreadable figures: {err}", binary.display()))?;
+        let run = file
+            .runs
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{} made no timing run", binary.display()))?;
+        let live: Measurements = serde_json::from_value(run.figures)
+            .map_err(|err| format!("{} wrote unreadable figures: {err}", binary.display()))?;
+        Ok(Measured::assemble(key, live))
+    }
+
+    /// How many processes measured this run.
+    pub fn process_count(&self) -> usize {
+        self.processes.len()
+    }
+
+    /// This process's figures (the last process).
+    pub fn live(&self) -> &Measurements {
+        &self.processes[self.processes.len() - 1]
+    }
+
+    /// The same run under `allocator`, if it was measured there.
+    pub fn under(&self, allocator: Allocator) -> Option<&Measured> {
+        if self.allocator == allocator {
+            Some(self)
+        } else {
+            self.others.iter().find(|m| m.allocator == allocator)
+        }
+    }
+
+    /// The method registered under `name`, across processes.
+    pub fn method(&self, name: &str) -> Option<Method<'_>> {
+        let results: Option<Vec<&MethodResult>> =
+            self.processes.iter().map(|m| m.method(name)).collect();
+        results.map(|results| Method { results })
+    }
+
+    /// The method registered under `name`, across processes.
+    ///
+    /// # Panics
+    /// If there is none (a bug in the experiment: names are constants).
+    pub fn expect(&self, name: &str) -> Method<'_> {
+        self.method(name)
+            .unwrap_or_else(|| panic!("no method `{name}` was registered in this timing run"))
+    }
+
+    /// Every method, in registration order.
+    pub fn methods(&self) -> impl Iterator<Item = Method<'_>> {
+        (0..self.processes[0].methods.len()).map(|idx| Method {
+            results: self.processes.iter().map(|m| &m.methods[idx]).collect(),
+        })
+    }
+
+    /// The floor, if one was registered.
+    pub fn floor(&self) -> Option<Method<'_>> {
+        self.methods().find(|m| m.role() == Role::Floor)
+    }
+
+    /// `a − b` under the publish rule.
+    pub fn difference(&self, a: &str, b: &str) -> Verdict {
+        publish::difference(&self.expect(a).figures(), &self.expect(b).figures())
+    }
+
+    /// `a − b` as a cell: nanoseconds, or *not resolvable*.
+    pub fn difference_cell(&self, a: &str, b: &str) -> Cell {
+        match self.difference(a, b) {
+            Verdict::Published(ns) => Cell::Nanos(ns),
+            Verdict::NotResolvable { .. } => Cell::NotResolvable,
+        }
+    }
+
+    /// `a / b` under the publish rule, at the course's [`RATIO_PRECISION`].
+    pub fn ratio(&self, a: &str, b: &str) -> Claim {
+        Claim::ratio(
+            publish::ratio(
+                &self.expect(a).figures(),
+                &self.expect(b).figures(),
+                RATIO_PRECISION,
+            ),
+            RATIO_PRECISION,
+        )
+    }
+
+    /// `a / b` as a cell.
+    pub fn ratio_cell(&self, a: &str, b: &str) -> Cell {
+        Cell::Claim(self.ratio(a, b))
+    }
+
+    /// A verdict evaluated on each process's figures (`None`: not resolvable in that process),
+    /// printed only if every process reaches the same one.
+    pub fn verdict(&self, f: impl Fn(&Measurements) -> Option<String>) -> Claim {
+        agree(self.process_count(), |p| f(&self.processes[p]))
+    }
+
+    /// The largest twin disagreement of any method in any process, as a percentage.
+    pub fn worst_twin_pct(&self) -> f64 {
+        self.methods()
+            .map(|m| m.twin_disagreement_pct())
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest between-process spread of any method, as a percentage.
+    pub fn worst_spread_pct(&self) -> f64 {
+        self.methods().map(|m| m.spread_pct()).fold(0.0, f64::max)
+    }
+
+    /// The largest twin disagreement as a cell.
+    pub fn worst_twin_cell(&self) -> Cell {
+        Cell::Percent(self.worst_twin_pct())
+    }
+
+    /// The largest between-process spread as a cell (— for a single process).
+    pub fn worst_spread_cell(&self) -> Cell {
+        if self.process_count() > 1 {
+            Cell::Percent(self.worst_spread_pct())
+        } else {
+            Cell::Empty
+        }
+    }
+
+    /// The standard timed table: one row per method with its median, quartiles, both noise
+    /// sources, the difference to the floor under the publish rule and instructions.
+    pub fn table(&self, id: &str, title: &str) -> Table {
+        let floor = self.floor().map(|f| f.name().to_owned());
+        let rows: Vec<Method<'_>> = self.methods().collect();
+        let mut table = crate::table::Columns::new()
+            .col("method", |m: &Method<'_>| {
+                Cell::text(if m.role() == Role::Floor {
+                    format!("{} (floor)", m.name())
+                } else {
+                    m.name().to_owned()
+                })
+            })
+            .col("median", Method::median_cell)
+            .col("IQR", |m: &Method<'_>| {
+                let (p25, p75) = m.iqr_ns();
+                Cell::text(format!("{} – {}", format_nanos(p25), format_nanos(p75)))
+            })
+            .col("twin disagreement", |m: &Method<'_>| {
+                Cell::Percent(m.twin_disagreement_pct())
+            })
+            .col("between processes", |m: &Method<'_>| {
+                if self.process_count() > 1 {
+                    Cell::Percent(m.spread_pct())
+                } else {
+                    Cell::Empty
+                }
+            })
+            .col("minus floor", |m: &Method<'_>| match (&floor, m.role()) {
+                (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),
+                _ => Cell::Empty,
+            })
+            .col("instructions (twin)", |m: &Method<'_>| {
+                m.instructions()
+                    .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
+                        original,
+                        twin,
+                    })
+            })
+            .table(id, Kind::Time, title, &rows);
+        table.note(self.protocol_note());
+        if let Some(why) = &self.live().instructions_note {
+            table.note(why.clone());
+        }
         table
     }
 
-    /// One sentence saying how the table was measured, for its notes.
+    /// One sentence saying how this run was measured, from what actually ran.
     pub fn protocol_note(&self) -> String {
-        let distinct = self.methods.iter().all(MethodResult::twins_are_distinct);
+        let first = &self.processes[0];
+        let iters = self
+            .processes
+            .iter()
+            .flat_map(|m| m.methods.iter().map(|r| r.iters_per_batch));
+        let (lo, hi) = iters.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        let batches = if lo == hi {
+            format!("{} operation{} per batch", thousands(lo), plural(lo))
+        } else {
+            format!("{}–{} operations per batch", thousands(lo), thousands(hi))
+        };
+        let distinct = self
+            .processes
+            .iter()
+            .flat_map(|m| &m.methods)
+            .all(MethodResult::twins_are_distinct);
+        let k = self.process_count();
+        let warmup = first.config.warmup_rounds as u64;
         format!(
-            "Times are nanoseconds per operation: median over {} {} rounds of one calibrated batch per method and per twin (batches of about {} µs, after {} warm-up rounds). Twins are separately monomorphised copies of the batch loop{}. The counting allocator is paused while timing. A difference is printed only if it exceeds both methods' twin disagreement.",
-            self.config.rounds,
-            match self.schedule {
+            "Measured under {} in {k} process{} × {} {} rounds (after {warmup} warm-up round{}); {batches} (calibrated to about {} µs){}.",
+            self.allocator.short(),
+            if k == 1 { "" } else { "es" },
+            first.config.rounds,
+            match first.schedule {
                 Schedule::Interleaved => "interleaved",
                 Schedule::Sequential => "sequential",
             },
-            self.config.batch_target.as_micros(),
-            self.config.warmup_rounds,
+            plural(warmup),
+            first.config.batch_target.as_micros(),
             if distinct {
-                " at distinct code addresses"
+                ""
             } else {
-                " (some share a code address)"
+                "; some twins share a code address"
             },
         )
     }
 }
 
-/// The publish rule (M5): which timed figures may be printed.
-///
-/// - A **difference** between two methods is printed only if it exceeds the twin disagreement
-///   of *every* method it is made of.
-/// - A **ratio** is printed only if its difference is printable and the ratio stays within its
-///   stated precision when either twin is swapped in (all four combinations).
-///
-/// Otherwise the cell reads *not resolvable*, and the table's notes give the twin figures.
-pub mod publish {
-    use crate::table::Cell;
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
 
-    /// A method's median and its twin's median, in nanoseconds.
-    #[derive(Debug, Clone, Copy, PartialEq)]
-    pub struct Pair {
-        /// The original copy's median.
-        pub original_ns: f64,
-        /// The twin's median.
-        pub twin_ns: f64,
-    }
+/// One technique and what it replaces, measured in the same timing run (experiment X1).
+#[derive(Debug, Clone, Copy)]
+pub struct Technique<'a> {
+    /// The row's label (`the pool's hit path vs a fresh vec!, 8 KiB`).
+    pub label: &'a str,
+    /// The timing run that measured both.
+    pub run: &'a Measured,
+    /// The method that applies the technique.
+    pub technique: &'a str,
+    /// The method it replaces.
+    pub baseline: &'a str,
+}
 
-    impl Pair {
-        /// The twins' absolute disagreement: this method's noise floor.
-        pub fn noise_ns(&self) -> f64 {
-            (self.original_ns - self.twin_ns).abs()
+impl Technique<'_> {
+    /// Under `allocator`: does the technique beat the baseline in every process there?
+    fn pays(&self, allocator: Allocator) -> Claim {
+        match self.run.under(allocator) {
+            Some(m) => m.verdict(|p| {
+                p.faster(self.technique, self.baseline)
+                    .map(|yes| if yes { "yes" } else { "no" }.to_owned())
+            }),
+            None => Claim::NotResolvable,
         }
+    }
+}
 
-        /// The disagreement as a percentage of the pair's mean.
-        pub fn disagreement_pct(&self) -> f64 {
-            let mean = (self.original_ns + self.twin_ns) / 2.0;
-            if mean > 0.0 {
-                100.0 * self.noise_ns() / mean
+/// X1: each technique against what it replaces, under every allocator the report measured: the
+/// ratio (technique / baseline, below 1× when it pays) under each, and whether it still pays.
+pub fn allocator_table(id: &str, title: &str, rows: &[Technique<'_>]) -> Table {
+    let ratio = |t: &Technique<'_>, allocator: Allocator| {
+        t.run.under(allocator).map_or(Cell::Empty, |m| {
+            m.ratio_cell(t.technique, t.baseline)
+        })
+    };
+    let mut table = crate::table::Columns::new()
+        .col("technique vs what it replaces", |t: &Technique<'_>| {
+            Cell::text(t.label)
+        })
+        .col("glibc: technique / replaced", |t: &Technique<'_>| {
+            ratio(t, Allocator::System)
+        })
+        .col("mimalloc: technique / replaced", |t: &Technique<'_>| {
+            ratio(t, Allocator::Mimalloc)
+        })
+        .col("pays under glibc?", |t: &Technique<'_>| {
+            Cell::Claim(t.pays(Allocator::System))
+        })
+        .col("still pays under mimalloc?", |t: &Technique<'_>| {
+            if t.run.under(Allocator::Mimalloc).is_some() {
+                Cell::Claim(t.pays(Allocator::Mimalloc))
             } else {
-                0.0
+                Cell::Empty
+            }
+        })
+        .table(id, Kind::Time, title, rows);
+    let measured_under_mimalloc = rows
+        .iter()
+        .any(|t| t.run.under(Allocator::Mimalloc).is_some());
+    table.note("Below 1× the technique is faster than what it replaces. \"Pays\" is a verdict: *yes* when the technique was resolvably faster in every process under that allocator, *no* when it was resolvably slower in every one.");
+    if !measured_under_mimalloc {
+        table.note("No mimalloc processes in this run (an `--only` or partial run): the mimalloc columns are empty.");
+    }
+    table
+}
+
+/// A verdict over `processes` processes: `f(p)` is process `p`'s verdict (`None`: not resolvable
+/// there). Printed only if every process reaches the same one. For verdicts that read several
+/// timing runs of one experiment (a crossover across sizes), index each run's `processes` by `p`.
+pub fn agree(processes: usize, f: impl Fn(usize) -> Option<String>) -> Claim {
+    Claim::verdict(publish::agreement((0..processes).map(f).collect()))
+}
+
+/// Every method's per-process figures of the runs `experiment` made in this (final) process and
+/// the replicas, for the report-wide summary of both noise sources.
+pub fn twin_records(experiment: &str) -> Vec<TwinRecord> {
+    let mut records = Vec::new();
+    for run in protocol::produced()
+        .into_iter()
+        .filter(|run| run.key.experiment == experiment)
+    {
+        let Ok(live) = serde_json::from_value::<Measurements>(run.figures) else {
+            continue;
+        };
+        let mut by_allocator: BTreeMap<Allocator, Vec<Measurements>> = BTreeMap::new();
+        for recorded in protocol::recorded(&run.key) {
+            if let Ok(m) = serde_json::from_value::<Measurements>(recorded.figures) {
+                by_allocator.entry(recorded.allocator).or_default().push(m);
+            }
+        }
+        by_allocator
+            .entry(protocol::allocator())
+            .or_default()
+            .push(live);
+        for (allocator, processes) in by_allocator {
+            for (idx, method) in processes[0].methods.iter().enumerate() {
+                records.push(TwinRecord {
+                    experiment: experiment.to_owned(),
+                    method: method.name.clone(),
+                    allocator,
+                    per_process: processes
+                        .iter()
+                        .filter_map(|m| m.methods.get(idx))
+                        .map(|r| (r.median_ns, r.twin.median_ns))
+                        .collect(),
+                });
             }
         }
     }
+    records
+}
 
-    /// What the rule decided.
-    #[derive(Debug, Clone, Copy, PartialEq)]
-    pub enum Verdict {
-        /// The figure may be printed.
-        Published(f64),
-        /// It may not: the figure it would have been, and the noise or spread that beat it.
-        NotResolvable {
-            /// The figure from the original copies.
-            value: f64,
-            /// For a difference, the larger twin disagreement (ns); for a ratio, the largest
-            /// relative change under twin swap.
-            noise: f64,
-        },
-    }
-
-    impl Verdict {
-        /// The table cell: the figure in `unit`, or *not resolvable*.
-        pub fn cell(self, unit: fn(f64) -> Cell) -> Cell {
-            match self {
-                Verdict::Published(value) => unit(value),
-                Verdict::NotResolvable { .. } => Cell::NotResolvable,
-            }
-        }
-
-        /// Whether the figure may be printed.
-        pub fn is_published(self) -> bool {
-            matches!(self, Verdict::Published(_))
+/// Checks that every timing run this process kept had at least [`MIN_ROUNDS`] rounds.
+///
+/// # Errors
+/// Names the first run that had fewer.
+pub fn check_rounds() -> Result<(), String> {
+    for run in protocol::produced() {
+        if let Ok(m) = serde_json::from_value::<Measurements>(run.figures)
+            && m.config.rounds < MIN_ROUNDS
+        {
+            return Err(format!(
+                "{} timing run {} measured {} rounds; a full report gives every method at least {MIN_ROUNDS} (time long operations per chunk instead)",
+                run.key.experiment, run.key.index, m.config.rounds
+            ));
         }
     }
-
-    /// `a − b` in nanoseconds, if it exceeds both twin disagreements.
-    pub fn difference(a: Pair, b: Pair) -> Verdict {
-        let value = a.original_ns - b.original_ns;
-        let noise = a.noise_ns().max(b.noise_ns());
-        if value.abs() > noise {
-            Verdict::Published(value)
-        } else {
-            Verdict::NotResolvable { value, noise }
-        }
-    }
-
-    /// `a / b`, if the difference is printable and every twin swap keeps the ratio within
-    /// `precision` (a fraction: 0.1 means ±10 %).
-    pub fn ratio(a: Pair, b: Pair, precision: f64) -> Verdict {
-        let value = a.original_ns / b.original_ns;
-        let spread = ratio_spread(a, b);
-        if difference(a, b).is_published() && spread <= precision {
-            Verdict::Published(value)
-        } else {
-            Verdict::NotResolvable {
-                value,
-                noise: spread,
-            }
-        }
-    }
-
-    /// One sentence for a table's notes about a ratio with a target: the ratio under the
-    /// publish rule, the target, the value from the originals and how much it moves under twin
-    /// swap — `"{label}: 3.2× (target {target}; from the originals 3.2×, moving 1.0 % under twin swap)."`.
-    pub fn ratio_note(label: &str, a: Pair, b: Pair, precision: f64, target: &str) -> String {
-        format!(
-            "{label}: {} (target {target}; from the originals {}, moving {} under twin swap).",
-            ratio(a, b, precision).cell(Cell::Ratio).render(),
-            Cell::Ratio(a.original_ns / b.original_ns).render(),
-            Cell::Percent(100.0 * ratio_spread(a, b)).render(),
-        )
-    }
-
-    /// The largest relative change of `a / b` when either twin is swapped in (0.1 = 10 %).
-    pub fn ratio_spread(a: Pair, b: Pair) -> f64 {
-        let value = a.original_ns / b.original_ns;
-        let swaps = [
-            a.twin_ns / b.original_ns,
-            a.original_ns / b.twin_ns,
-            a.twin_ns / b.twin_ns,
-        ];
-        swaps
-            .iter()
-            .map(|r| (r - value).abs() / value)
-            .fold(0.0, f64::max)
-    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::publish::{Pair, Verdict, difference, ratio};
     use super::*;
-
-    fn pair(original_ns: f64, twin_ns: f64) -> Pair {
-        Pair {
-            original_ns,
-            twin_ns,
-        }
-    }
-
-    #[test]
-    fn a_difference_larger_than_both_twin_disagreements_is_published() {
-        // The seed's 8 KiB literal row: 97.56 ns zeroed vs 4.93 ns not, twins within 0.5 ns.
-        assert_eq!(
-            difference(pair(97.56, 97.2), pair(4.93, 5.1)),
-            Verdict::Published(97.56 - 4.93)
-        );
-    }
-
-    #[test]
-    fn a_difference_inside_one_methods_noise_is_not_resolvable() {
-        // The seed's Var1024NoInit: 5.522 vs 6.542 ns twins, an effect of 1.1 ns against a floor of 1.02 ns
-        // is published; an effect of 0.86 ns is not.
-        assert!(difference(pair(6.0, 5.9), pair(4.9, 4.95)).is_published());
-        let verdict = difference(pair(5.522 + 0.86, 5.522 + 0.86), pair(5.522, 6.542));
-        match verdict {
-            Verdict::NotResolvable { noise, .. } => assert!((noise - 1.02).abs() < 1e-9),
-            Verdict::Published(_) => {
-                panic!("published a difference smaller than a twin disagreement")
-            }
-        }
-    }
-
-    #[test]
-    fn a_ratio_that_moves_under_twin_swap_is_not_resolvable() {
-        // The seed's 256 B cell: the difference passes, but the factor moves from 3.3 to 4.5.
-        let zeroed = pair(2.60, 2.60);
-        let unzeroed = pair(0.68, 0.58);
-        assert!(difference(zeroed, unzeroed).is_published());
-        assert!(!ratio(zeroed, unzeroed, 0.10).is_published());
-        // With tight twins the same ratio is published.
-        assert_eq!(
-            ratio(pair(2.6, 2.6), pair(0.65, 0.65), 0.10),
-            Verdict::Published(4.0)
-        );
-    }
-
-    #[test]
-    fn a_ratio_needs_a_resolvable_difference() {
-        assert!(!ratio(pair(10.0, 10.0), pair(10.0, 10.0), 0.5).is_published());
-    }
 
     #[test]
     fn quantiles_interpolate() {
@@ -783,6 +1125,7 @@ mod tests {
         }
     }
 
+    /// M3: interleaved rounds rotate the starting slot, and every copy runs once per round.
     #[test]
     fn interleaved_rounds_rotate_and_every_slot_gets_every_round() {
         use std::cell::RefCell;
@@ -792,7 +1135,7 @@ mod tests {
         timing.method("b", || log.borrow_mut().push('b'));
         let measured = timing.run(Schedule::Interleaved);
         assert!(
-            measured
+            measured.live()
                 .methods
                 .iter()
                 .all(|m| m.samples[0].len() == 3 && m.samples[1].len() == 3)
@@ -804,6 +1147,7 @@ mod tests {
         assert_eq!(rounds, "abab".to_owned() + "baba" + "abab");
     }
 
+    /// M3: the sequential schedule (criterion's) runs every round of one copy before the next.
     #[test]
     fn sequential_runs_every_round_of_a_slot_before_the_next() {
         use std::cell::RefCell;
@@ -815,15 +1159,89 @@ mod tests {
         assert!(log.into_inner().ends_with("aabbaabb"));
     }
 
+    /// M3: a twin is a second copy of the batch loop, at another code address.
     #[test]
     fn twins_are_two_copies_of_the_code() {
         let mut timing = Timing::new(Config::smoke());
         timing.method("sum", || (0..black_box(100u64)).sum::<u64>());
         let measured = timing.run(Schedule::Interleaved);
-        assert!(
-            measured.methods[0].twins_are_distinct(),
-            "{:?}",
-            measured.methods[0].addresses
+        let method = &measured.live().methods[0];
+        assert!(method.twins_are_distinct(), "{:?}", method.addresses);
+    }
+
+    /// A synthetic run: methods with fixed per-process (original, twin) medians.
+    fn synthetic(methods: &[(&str, &[(f64, f64)])]) -> Measured {
+        let processes = methods[0].1.len();
+        let config = Config::smoke();
+        Measured {
+            allocator: Allocator::System,
+            processes: (0..processes)
+                .map(|p| Measurements {
+                    config,
+                    schedule: Schedule::Interleaved,
+                    methods: methods
+                        .iter()
+                        .map(|(name, pairs)| MethodResult {
+                            name: (*name).to_owned(),
+                            role: Role::Method,
+                            median_ns: pairs[p].0,
+                            p25_ns: pairs[p].0,
+                            p75_ns: pairs[p].0,
+                            twin: Summary {
+                                median_ns: pairs[p].1,
+                                p25_ns: pairs[p].1,
+                                p75_ns: pairs[p].1,
+                            },
+                            iters_per_batch: 10,
+                            addresses: [1, 2],
+                            samples: [vec![], vec![]],
+                            instructions: None,
+                        })
+                        .collect(),
+                    instructions_note: None,
+                })
+                .collect(),
+            others: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_printed_median_is_the_median_of_the_process_medians() {
+        let m = synthetic(&[("a", &[(10.0, 10.0), (30.0, 30.0), (12.0, 12.0)])]);
+        let a = m.expect("a");
+        assert_eq!(a.median_ns(), 12.0);
+        assert_eq!(a.spread_pct(), 100.0 * 20.0 / 12.0);
+    }
+
+    #[test]
+    fn a_per_process_verdict_is_printed_only_when_every_process_agrees() {
+        let m = synthetic(&[
+            ("pool", &[(10.0, 10.0), (10.0, 10.0), (30.0, 30.0)]),
+            ("stack", &[(20.0, 20.0), (20.0, 20.0), (20.0, 20.0)]),
+        ]);
+        let faster = |p: &Measurements| {
+            p.faster("pool", "stack")
+                .map(|yes| if yes { "pool" } else { "stack" }.to_owned())
+        };
+        assert_eq!(m.verdict(faster), Claim::Varies { agree: 2, of: 3 });
+        let steady = synthetic(&[
+            ("pool", &[(10.0, 10.0), (10.0, 10.0), (11.0, 11.0)]),
+            ("stack", &[(20.0, 20.0), (20.0, 20.0), (20.0, 20.0)]),
+        ]);
+        assert_eq!(
+            steady.verdict(faster),
+            Claim::Verdict {
+                text: "pool".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn the_protocol_note_says_what_ran() {
+        let m = synthetic(&[("a", &[(10.0, 10.0), (11.0, 11.0)])]);
+        assert_eq!(
+            m.protocol_note(),
+            "Measured under glibc in 2 processes × 5 interleaved rounds (after 1 warm-up round); 10 operations per batch (calibrated to about 20 µs)."
         );
     }
 }

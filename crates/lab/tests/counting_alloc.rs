@@ -19,6 +19,7 @@ const PUSHES: usize = if cfg!(miri) {
 /// Windows opened while the other threads allocate.
 const WINDOWS: usize = if cfg!(miri) { 5 } else { 100 };
 
+/// M1: `Box::new(0u64)` is one allocation of 8 bytes, freed by one deallocation.
 #[test]
 fn box_u64_is_one_allocation_of_8_bytes() {
     let (boxed, stats) = count(workloads::box_u64);
@@ -30,6 +31,7 @@ fn box_u64_is_one_allocation_of_8_bytes() {
     assert_eq!((freed.deallocs, freed.bytes_freed, freed.allocs), (1, 8, 0));
 }
 
+/// M1: `Vec::<u8>::with_capacity(128)` is one allocation of 128 bytes.
 #[test]
 fn vec_with_capacity_128_is_one_allocation_of_128_bytes() {
     let (vec, stats) = count(workloads::vec_with_capacity_128);
@@ -37,6 +39,7 @@ fn vec_with_capacity_128_is_one_allocation_of_128_bytes() {
     assert_eq!(vec.capacity(), 128);
 }
 
+/// M1: nine Thai characters are 27 bytes of UTF-8, one allocation.
 #[test]
 fn thai_string_is_27_bytes() {
     let (s, stats) = count(workloads::thai_string);
@@ -44,6 +47,7 @@ fn thai_string_is_27_bytes() {
     assert_eq!(s.chars().count(), 9);
 }
 
+/// M1: counts are per thread: other threads' allocations never leak into a window.
 #[test]
 fn nothing_allocated_reads_zero_while_four_threads_allocate() {
     let stop = Arc::new(AtomicBool::new(false));
@@ -80,6 +84,7 @@ fn nothing_allocated_reads_zero_while_four_threads_allocate() {
     }
 }
 
+/// M1: 200,000 pushes are one allocation and a few reallocations, never alloc/free pairs.
 #[test]
 fn a_grown_vec_reports_reallocations_not_alloc_free_pairs() {
     let (values, stats) = count(|| workloads::push_u64(PUSHES));
@@ -140,9 +145,9 @@ fn peak_live_bytes_sees_a_temporary() {
 
 #[test]
 fn the_process_wide_view_sees_everything() {
-    let before = lab::CountingAlloc::process_stats();
+    let before = ALLOC.process_stats();
     drop(black_box(Box::new(7u64)));
-    let after = lab::CountingAlloc::process_stats();
+    let after = ALLOC.process_stats();
     assert!(after.allocations > before.allocations);
 }
 

@@ -1,8 +1,3 @@
 //! Chapter 1's experiments binary: `cargo xtask report` runs it in release mode and reads its JSON.
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
-
-fn main() -> std::process::ExitCode {
-    lab::report::main("lab", lab::experiments::EXPERIMENTS)
-}
+lab::experiments_main!(lab::experiments::CHAPTER);

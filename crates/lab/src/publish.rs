@@ -1,0 +1,580 @@
+//! The publish rule (M5, second version): which timed figures may be printed.
+//!
+//! A timed method is measured in K independent processes; in each, it runs interleaved with its
+//! **twin**, a byte-identical copy of its code. Two noise sources follow, and a figure must beat
+//! both:
+//!
+//! - the **twin disagreement**, inside one process: what code placement alone moves a median;
+//! - the **between-process spread**: how far the per-process medians lie apart (heap state, page
+//!   faults, frequency, neighbours on the machine: what twins in one process cannot see).
+//!
+//! The rules:
+//!
+//! - A **difference** `a − b` (the median over processes of the per-process differences) is
+//!   printed only if it is larger than the twin disagreement *and* the between-process spread of
+//!   every method in it, and than an absolute floor: 1 % of the larger median, and one
+//!   instruction's worth of time ([`one_instruction_ns`]).
+//! - A **ratio** `a / b` (the median of the per-process ratios) is printed only if its difference
+//!   is printable, it stays within its precision when either twin is swapped in, in every
+//!   process, and its range over processes does not cross 1×. When that range is wider than the
+//!   precision, it is printed with the ratio: `3.0× (2.3–3.7)`.
+//! - A **verdict** (a target met or missed, which of two methods is faster, a crossover size) is
+//!   evaluated in every process on that process's figures, and printed only if every process
+//!   reaches the same one; otherwise it *varies between runs (2 of 3)*.
+//!
+//! Everything here is arithmetic on numbers: [`crate::timing`] supplies them, [`crate::table`]
+//! renders the outcome, and the unit tests below exercise each rule on synthetic figures.
+
+/// The precision every timed ratio of the course must hold under twin swap to be printed (±10 %).
+pub const RATIO_PRECISION: f64 = 0.10;
+
+/// A difference smaller than this fraction of the larger median is never printed.
+pub const ABSOLUTE_FLOOR_FRACTION: f64 = 0.01;
+
+/// One instruction's worth of time when no instruction count says better: a cycle at 4 GHz.
+pub const ONE_INSTRUCTION_FALLBACK_NS: f64 = 0.25;
+
+/// A method's median and its twin's median in one process, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    /// The original copy's median.
+    pub original_ns: f64,
+    /// The twin's median.
+    pub twin_ns: f64,
+}
+
+impl Pair {
+    /// The twins' absolute disagreement: this method's noise floor in this process.
+    pub fn noise_ns(&self) -> f64 {
+        (self.original_ns - self.twin_ns).abs()
+    }
+
+    /// The disagreement as a percentage of the pair's mean.
+    pub fn disagreement_pct(&self) -> f64 {
+        let mean = (self.original_ns + self.twin_ns) / 2.0;
+        if mean > 0.0 {
+            100.0 * self.noise_ns() / mean
+        } else {
+            0.0
+        }
+    }
+}
+
+/// One method's figures in every process that measured it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    /// The original's and the twin's median, one pair per process.
+    pub per_process: Vec<Pair>,
+    /// Nanoseconds per instruction, where the instructions were counted (by callgrind).
+    pub ns_per_instruction: Option<f64>,
+}
+
+/// The median of a non-empty list (the mean of the two middle values for an even length).
+///
+/// # Panics
+/// If `values` is empty.
+pub fn median(values: &[f64]) -> f64 {
+    assert!(!values.is_empty(), "the median of nothing");
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+fn min_max(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
+}
+
+impl Figures {
+    /// Figures from a single process.
+    pub fn single(pair: Pair) -> Self {
+        Figures {
+            per_process: vec![pair],
+            ns_per_instruction: None,
+        }
+    }
+
+    /// How many processes measured the method.
+    pub fn processes(&self) -> usize {
+        self.per_process.len()
+    }
+
+    /// The printed figure: the median of the per-process medians.
+    pub fn median_ns(&self) -> f64 {
+        median(&self.originals())
+    }
+
+    fn originals(&self) -> Vec<f64> {
+        self.per_process.iter().map(|p| p.original_ns).collect()
+    }
+
+    /// The largest twin disagreement of any process, in nanoseconds.
+    pub fn twin_noise_ns(&self) -> f64 {
+        self.per_process
+            .iter()
+            .map(Pair::noise_ns)
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest twin disagreement of any process, as a percentage.
+    pub fn twin_disagreement_pct(&self) -> f64 {
+        self.per_process
+            .iter()
+            .map(Pair::disagreement_pct)
+            .fold(0.0, f64::max)
+    }
+
+    /// The between-process spread: the largest per-process median minus the smallest.
+    pub fn spread_ns(&self) -> f64 {
+        let (lo, hi) = min_max(self.per_process.iter().map(|p| p.original_ns));
+        hi - lo
+    }
+
+    /// The between-process spread as a percentage of the median.
+    pub fn spread_pct(&self) -> f64 {
+        let median = self.median_ns();
+        if median > 0.0 {
+            100.0 * self.spread_ns() / median
+        } else {
+            0.0
+        }
+    }
+
+    /// The noise a difference involving this method must beat: the larger of its twin
+    /// disagreement and its between-process spread.
+    pub fn noise_ns(&self) -> f64 {
+        self.twin_noise_ns().max(self.spread_ns())
+    }
+}
+
+/// Why a figure was not printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// Smaller than a method's twin disagreement.
+    TwinNoise,
+    /// Smaller than a method's between-process spread.
+    ProcessSpread,
+    /// Below the absolute floor (1 % of the larger median, or one instruction's worth).
+    AbsoluteFloor,
+    /// A ratio that moves more than its precision when a twin is swapped in.
+    TwinSwap,
+    /// A ratio whose range over processes crosses 1×.
+    CrossesOne,
+}
+
+/// What the rule decided about a difference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Verdict {
+    /// The figure may be printed.
+    Published(f64),
+    /// It may not: the figure it would have been, the noise it had to beat, and why it failed.
+    NotResolvable {
+        /// The figure (the median of the per-process differences).
+        value: f64,
+        /// The noise or floor that beat it, in nanoseconds.
+        noise: f64,
+        /// Which rule refused it.
+        reason: Reason,
+    },
+}
+
+impl Verdict {
+    /// Whether the figure may be printed.
+    pub fn is_published(self) -> bool {
+        matches!(self, Verdict::Published(_))
+    }
+
+    /// The figure, printed or not.
+    pub fn value(self) -> f64 {
+        match self {
+            Verdict::Published(value) | Verdict::NotResolvable { value, .. } => value,
+        }
+    }
+}
+
+/// One instruction's worth of time for a difference between `a` and `b`: the smaller of their
+/// nanoseconds per instruction where callgrind counted them, [`ONE_INSTRUCTION_FALLBACK_NS`]
+/// otherwise.
+pub fn one_instruction_ns(a: &Figures, b: &Figures) -> f64 {
+    [a.ns_per_instruction, b.ns_per_instruction]
+        .into_iter()
+        .flatten()
+        .filter(|ns| ns.is_finite() && *ns > 0.0)
+        .reduce(f64::min)
+        .unwrap_or(ONE_INSTRUCTION_FALLBACK_NS)
+}
+
+/// The absolute floor under which no difference between `a` and `b` is printed.
+pub fn absolute_floor_ns(a: &Figures, b: &Figures) -> f64 {
+    let larger = a.median_ns().abs().max(b.median_ns().abs());
+    (ABSOLUTE_FLOOR_FRACTION * larger).max(one_instruction_ns(a, b))
+}
+
+/// `a − b`: the median over processes of the per-process differences, if it beats every
+/// method's twin disagreement and between-process spread and the absolute floor.
+///
+/// # Panics
+/// If `a` and `b` were not measured in the same number of processes.
+pub fn difference(a: &Figures, b: &Figures) -> Verdict {
+    assert_eq!(
+        a.processes(),
+        b.processes(),
+        "a difference needs both methods from the same processes"
+    );
+    let diffs: Vec<f64> = a
+        .per_process
+        .iter()
+        .zip(&b.per_process)
+        .map(|(x, y)| x.original_ns - y.original_ns)
+        .collect();
+    let value = median(&diffs);
+    let twin = a.twin_noise_ns().max(b.twin_noise_ns());
+    let spread = a.spread_ns().max(b.spread_ns());
+    let floor = absolute_floor_ns(a, b);
+    let refuse = |noise, reason| Verdict::NotResolvable {
+        value,
+        noise,
+        reason,
+    };
+    if value.abs() <= twin {
+        refuse(twin, Reason::TwinNoise)
+    } else if value.abs() <= spread {
+        refuse(spread, Reason::ProcessSpread)
+    } else if value.abs() <= floor {
+        refuse(floor, Reason::AbsoluteFloor)
+    } else {
+        Verdict::Published(value)
+    }
+}
+
+/// What the rule decided about a ratio.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RatioVerdict {
+    /// The ratio may be printed, with its range over processes.
+    Published {
+        /// The median of the per-process ratios.
+        value: f64,
+        /// The smallest per-process ratio.
+        lo: f64,
+        /// The largest per-process ratio.
+        hi: f64,
+    },
+    /// It may not.
+    NotResolvable {
+        /// The median of the per-process ratios.
+        value: f64,
+        /// Which rule refused it.
+        reason: Reason,
+    },
+}
+
+impl RatioVerdict {
+    /// Whether the ratio may be printed.
+    pub fn is_published(self) -> bool {
+        matches!(self, RatioVerdict::Published { .. })
+    }
+
+    /// The ratio, printed or not.
+    pub fn value(self) -> f64 {
+        match self {
+            RatioVerdict::Published { value, .. } | RatioVerdict::NotResolvable { value, .. } => {
+                value
+            }
+        }
+    }
+}
+
+/// The largest relative change of `a / b` in one process when either twin is swapped in (0.1 =
+/// 10 %).
+pub fn ratio_spread(a: Pair, b: Pair) -> f64 {
+    let value = a.original_ns / b.original_ns;
+    let swaps = [
+        a.twin_ns / b.original_ns,
+        a.original_ns / b.twin_ns,
+        a.twin_ns / b.twin_ns,
+    ];
+    swaps
+        .iter()
+        .map(|r| (r - value).abs() / value)
+        .fold(0.0, f64::max)
+}
+
+/// `a / b` under the rule (see the module docs), with `precision` a fraction (0.1 = ±10 %).
+///
+/// # Panics
+/// If `a` and `b` were not measured in the same number of processes.
+pub fn ratio(a: &Figures, b: &Figures, precision: f64) -> RatioVerdict {
+    let ratios: Vec<f64> = a
+        .per_process
+        .iter()
+        .zip(&b.per_process)
+        .map(|(x, y)| x.original_ns / y.original_ns)
+        .collect();
+    let value = median(&ratios);
+    if let Verdict::NotResolvable { reason, .. } = difference(a, b) {
+        return RatioVerdict::NotResolvable { value, reason };
+    }
+    let swap = a
+        .per_process
+        .iter()
+        .zip(&b.per_process)
+        .map(|(x, y)| ratio_spread(*x, *y))
+        .fold(0.0, f64::max);
+    if swap > precision {
+        return RatioVerdict::NotResolvable {
+            value,
+            reason: Reason::TwinSwap,
+        };
+    }
+    let (lo, hi) = min_max(ratios.iter().copied());
+    if lo <= 1.0 && hi >= 1.0 {
+        return RatioVerdict::NotResolvable {
+            value,
+            reason: Reason::CrossesOne,
+        };
+    }
+    RatioVerdict::Published { value, lo, hi }
+}
+
+/// Whether a published ratio's range over processes is wider than its precision, so that the
+/// range is printed beside it.
+pub fn shows_range(value: f64, lo: f64, hi: f64, precision: f64) -> bool {
+    value > 0.0 && (hi - lo) / value > precision
+}
+
+/// What the processes said about one verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Agreement<T> {
+    /// Every process reached this verdict.
+    All(T),
+    /// They did not agree: the most common verdict was reached by `agree` of `of` processes
+    /// (a process that could not resolve the question counts as disagreeing).
+    Varies {
+        /// How many processes reached the most common verdict.
+        agree: usize,
+        /// How many processes there were.
+        of: usize,
+    },
+    /// No process could resolve the question.
+    NotResolvable,
+}
+
+/// Combines the per-process outcomes of a verdict (`None`: that process could not resolve it).
+pub fn agreement<T: PartialEq>(outcomes: Vec<Option<T>>) -> Agreement<T> {
+    let of = outcomes.len();
+    if outcomes.iter().all(Option::is_none) {
+        return Agreement::NotResolvable;
+    }
+    let agree = outcomes
+        .iter()
+        .map(|o| {
+            o.as_ref()
+                .map_or(0, |o| outcomes.iter().filter(|x| x.as_ref() == Some(o)).count())
+        })
+        .max()
+        .unwrap_or(0);
+    if agree == of {
+        let first = outcomes.into_iter().next().flatten();
+        match first {
+            Some(value) => Agreement::All(value),
+            None => Agreement::NotResolvable,
+        }
+    } else {
+        Agreement::Varies { agree, of }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(original_ns: f64, twin_ns: f64) -> Pair {
+        Pair {
+            original_ns,
+            twin_ns,
+        }
+    }
+
+    /// Figures from several processes, each with its (original, twin) pair.
+    fn figures(pairs: &[(f64, f64)]) -> Figures {
+        Figures {
+            per_process: pairs.iter().map(|&(o, t)| pair(o, t)).collect(),
+            ns_per_instruction: None,
+        }
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_difference_larger_than_both_twin_disagreements_is_published() {
+        // The seed's 8 KiB literal row: 97.56 ns zeroed vs 4.93 ns not, twins within 0.5 ns.
+        let verdict = difference(&figures(&[(97.56, 97.2)]), &figures(&[(4.93, 5.1)]));
+        assert_eq!(verdict, Verdict::Published(97.56 - 4.93));
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_difference_inside_one_methods_twin_noise_is_not_resolvable() {
+        // The seed's Var1024NoInit: twins at 5.522 and 6.542 ns; an effect of 0.86 ns is inside.
+        let verdict = difference(
+            &figures(&[(5.522 + 0.86, 5.522 + 0.86)]),
+            &figures(&[(5.522, 6.542)]),
+        );
+        match verdict {
+            Verdict::NotResolvable { noise, reason, .. } => {
+                assert!((noise - 1.02).abs() < 1e-9);
+                assert_eq!(reason, Reason::TwinNoise);
+            }
+            Verdict::Published(_) => panic!("published a difference inside a twin disagreement"),
+        }
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_difference_inside_the_between_process_spread_is_not_resolvable() {
+        // Tight twins in every process, but the heap method's medians move by 50 ns between
+        // processes: a 30 ns effect is not a conclusion.
+        let heap = figures(&[(130.0, 130.2), (150.0, 150.1), (180.0, 180.3)]);
+        let stack = figures(&[(120.0, 120.1), (120.5, 120.4), (120.2, 120.3)]);
+        let verdict = difference(&heap, &stack);
+        assert!(
+            matches!(
+                verdict,
+                Verdict::NotResolvable {
+                    reason: Reason::ProcessSpread,
+                    ..
+                }
+            ),
+            "{verdict:?}"
+        );
+        // The same difference with processes that agree is published.
+        let steady = figures(&[(150.0, 150.2), (150.5, 150.1), (149.8, 150.3)]);
+        assert!(difference(&steady, &stack).is_published());
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_difference_below_the_absolute_floor_is_never_printed() {
+        // Twins that agree to the femtosecond still cannot make 0.000115 ns a figure.
+        let a = figures(&[(0.687_115, 0.687_115)]);
+        let b = figures(&[(0.687, 0.687)]);
+        assert!(matches!(
+            difference(&a, &b),
+            Verdict::NotResolvable {
+                reason: Reason::AbsoluteFloor,
+                ..
+            }
+        ));
+        // Nor 0.5 % of a large figure.
+        let a = figures(&[(1000.0, 1000.0)]);
+        let b = figures(&[(995.0, 995.0)]);
+        assert!(matches!(
+            difference(&a, &b),
+            Verdict::NotResolvable {
+                reason: Reason::AbsoluteFloor,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn one_instruction_is_the_faster_methods_time_per_instruction() {
+        let mut a = figures(&[(100.0, 100.0)]);
+        a.ns_per_instruction = Some(0.05);
+        let mut b = figures(&[(3.0, 3.0)]);
+        b.ns_per_instruction = Some(0.3);
+        assert_eq!(one_instruction_ns(&a, &b), 0.05);
+        assert_eq!(
+            one_instruction_ns(&figures(&[(1.0, 1.0)]), &figures(&[(1.0, 1.0)])),
+            ONE_INSTRUCTION_FALLBACK_NS
+        );
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_ratio_that_moves_under_twin_swap_is_not_resolvable() {
+        // The seed's 256 B cell: the difference passes, but the factor moves from 3.3 to 4.5.
+        let zeroed = figures(&[(2.60, 2.60)]);
+        let unzeroed = figures(&[(0.68, 0.58)]);
+        assert!(difference(&zeroed, &unzeroed).is_published());
+        assert!(matches!(
+            ratio(&zeroed, &unzeroed, 0.10),
+            RatioVerdict::NotResolvable {
+                reason: Reason::TwinSwap,
+                ..
+            }
+        ));
+        // With tight twins the same ratio is published.
+        assert_eq!(
+            ratio(&figures(&[(2.6, 2.6)]), &figures(&[(0.65, 0.65)]), 0.10),
+            RatioVerdict::Published {
+                value: 4.0,
+                lo: 4.0,
+                hi: 4.0
+            }
+        );
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_ratio_whose_processes_disagree_is_printed_with_its_range() {
+        // Three processes: 2.3×, 3.0×, 3.7× with tight twins in each.
+        let heap = figures(&[(230.0, 230.1), (300.0, 300.2), (370.0, 369.9)]);
+        let stack = figures(&[(100.0, 100.1), (100.0, 99.9), (100.0, 100.0)]);
+        let RatioVerdict::Published { value, lo, hi } = ratio(&heap, &stack, 0.10) else {
+            panic!("a resolvable ratio was refused");
+        };
+        assert_eq!((value, lo, hi), (3.0, 2.3, 3.7));
+        assert!(shows_range(value, lo, hi, 0.10));
+        // A range inside the precision is not shown.
+        assert!(!shows_range(3.0, 2.95, 3.05, 0.10));
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_ratio_whose_range_crosses_one_is_not_resolvable() {
+        // Each process resolves its own difference, but one says A is faster and two say slower.
+        let a = figures(&[(90.0, 90.0), (120.0, 120.0), (125.0, 125.0)]);
+        let b = figures(&[(100.0, 100.0), (100.0, 100.0), (100.0, 100.0)]);
+        let verdict = ratio(&a, &b, 0.10);
+        assert!(!verdict.is_published(), "{verdict:?}");
+    }
+
+    #[test]
+    fn a_ratio_needs_a_resolvable_difference() {
+        assert!(!ratio(&figures(&[(10.0, 10.0)]), &figures(&[(10.0, 10.0)]), 0.5).is_published());
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
+    fn a_verdict_that_flips_in_one_process_varies_between_runs() {
+        assert_eq!(
+            agreement(vec![Some("met"), Some("met"), Some("missed")]),
+            Agreement::Varies { agree: 2, of: 3 }
+        );
+        assert_eq!(
+            agreement(vec![Some("met"), Some("met"), Some("met")]),
+            Agreement::All("met")
+        );
+        // A process that could not resolve the question does not agree.
+        assert_eq!(
+            agreement(vec![Some("met"), None, Some("met")]),
+            Agreement::Varies { agree: 2, of: 3 }
+        );
+        assert_eq!(
+            agreement::<&str>(vec![None, None]),
+            Agreement::NotResolvable
+        );
+    }
+
+    #[test]
+    fn medians_of_even_and_odd_lists() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+}

@@ -1,0 +1,20 @@
+//! M1 under mimalloc (lab's `mimalloc` feature; not under Miri, which cannot run C code): the
+//! program's calls are counted exactly as over the system allocator.
+#![cfg(all(feature = "mimalloc", not(miri)))]
+
+use std::hint::black_box;
+
+#[global_allocator]
+static ALLOC: lab::CountingAlloc<lab::alloc::Mimalloc> =
+    lab::CountingAlloc::wrapping(lab::alloc::Mimalloc);
+
+/// M1: the M1 rows count the same under mimalloc as under glibc.
+#[test]
+fn m1_counts_are_the_same_under_mimalloc() {
+    let (boxed, stats) = lab::count(|| Box::new(black_box(0u64)));
+    assert_eq!((stats.allocs, stats.bytes_allocated), (1, 8));
+    drop(boxed);
+    let rows = lab::experiments::m1_rows();
+    let push = rows[3].1;
+    assert_eq!((push.allocs, push.reallocs, push.bytes_allocated), (1, 16, 2_097_152));
+}
