@@ -129,11 +129,9 @@ fn parse(args: &[String]) -> Result<Option<Command>, String> {
             }
             "--processes" => {
                 let k = rest.next().ok_or("--processes needs a number")?;
-                let k: usize = k
-                    .parse()
-                    .ok()
-                    .filter(|k| *k >= 1)
-                    .ok_or(format!("--processes needs a number of at least 1, not `{k}`"))?;
+                let k: usize = k.parse().ok().filter(|k| *k >= 1).ok_or(format!(
+                    "--processes needs a number of at least 1, not `{k}`"
+                ))?;
                 processes = Some(k);
             }
             "--check" if !verify => check = true,
@@ -171,7 +169,9 @@ fn parse(args: &[String]) -> Result<Option<Command>, String> {
         })));
     }
     if check && (common.quick || processes.is_some()) {
-        return Err("--check re-runs only counted experiments; --quick and --processes do not apply".into());
+        return Err(
+            "--check re-runs only counted experiments; --quick and --processes do not apply".into(),
+        );
     }
     Ok(Some(Command::Report(report::Options {
         mode: if check { Mode::Check } else { Mode::Write },
@@ -208,19 +208,16 @@ mod tests {
             (Mode::Write, true, Some("lab"), 1)
         );
         assert_eq!(report(&["report"]).common.processes, 3);
-        assert_eq!(
-            report(&["report", "--processes", "5"]).common.processes,
-            5
-        );
+        assert_eq!(report(&["report", "--processes", "5"]).common.processes, 5);
     }
 
     #[test]
     fn parses_verify_flags() {
-        let Command::Verify(options) = parse(&args(&[
-            "verify", "--strict", "--save", "--name", "vm-1",
-        ]))
-        .unwrap()
-        .unwrap() else {
+        let Command::Verify(options) =
+            parse(&args(&["verify", "--strict", "--save", "--name", "vm-1"]))
+                .unwrap()
+                .unwrap()
+        else {
             panic!("parsed as report");
         };
         assert!(options.strict && options.save);

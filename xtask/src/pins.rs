@@ -118,18 +118,40 @@ fn p3_helper() {}
     #[test]
     fn a_pin_names_its_id_in_the_comment_or_the_name() {
         assert_eq!(
-            find_pin(SOURCE, "P7", Some("twenty_rounds_cost_nothing_up_to_the_limit")),
+            find_pin(
+                SOURCE,
+                "P7",
+                Some("twenty_rounds_cost_nothing_up_to_the_limit")
+            ),
             Ok(())
         );
-        assert_eq!(find_pin(SOURCE, "P10-hit", Some("p10_hit_allocates_nothing")), Ok(()));
-        assert_eq!(find_pin(SOURCE, "P10", Some("p10_hit_allocates_nothing")), Ok(()));
+        assert_eq!(
+            find_pin(SOURCE, "P10-hit", Some("p10_hit_allocates_nothing")),
+            Ok(())
+        );
+        assert_eq!(
+            find_pin(SOURCE, "P10", Some("p10_hit_allocates_nothing")),
+            Ok(())
+        );
     }
 
     #[test]
     fn a_missing_or_anonymous_pin_is_an_error() {
-        assert!(find_pin(SOURCE, "P7", Some("gone")).unwrap_err().contains("no function"));
-        assert!(find_pin(SOURCE, "P7", Some("unrelated")).unwrap_err().contains("does not name P7"));
-        assert!(find_pin(SOURCE, "P3", Some("p3_helper")).unwrap_err().contains("not a #[test]"));
+        assert!(
+            find_pin(SOURCE, "P7", Some("gone"))
+                .unwrap_err()
+                .contains("no function")
+        );
+        assert!(
+            find_pin(SOURCE, "P7", Some("unrelated"))
+                .unwrap_err()
+                .contains("does not name P7")
+        );
+        assert!(
+            find_pin(SOURCE, "P3", Some("p3_helper"))
+                .unwrap_err()
+                .contains("not a #[test]")
+        );
         // P1 is not P10.
         assert!(find_pin(SOURCE, "P1", Some("p10_hit_allocates_nothing")).is_err());
     }

@@ -40,9 +40,9 @@ pub fn doc(
         "protocol" => Ok(protocol(own)),
         "sources" => Ok(sources(own)),
         _ => {
-            let table = own
-                .table(id)
-                .ok_or_else(|| format!("no experiment of {} produced a table `{id}`", chapter.name))?;
+            let table = own.table(id).ok_or_else(|| {
+                format!("no experiment of {} produced a table `{id}`", chapter.name)
+            })?;
             Ok(format!(
                 "{}\n{}",
                 table.to_markdown(),
@@ -124,7 +124,11 @@ fn environment(snapshot: &Snapshot) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**M2 — Measured on**");
     out.push('\n');
-    let _ = writeln!(out, "- CPU: {} ({} logical cores)", env.cpu, env.logical_cores);
+    let _ = writeln!(
+        out,
+        "- CPU: {} ({} logical cores)",
+        env.cpu, env.logical_cores
+    );
     let _ = writeln!(out, "- OS: {}", env.os);
     let _ = writeln!(out, "- Compiler: {}, `{}` profile", env.rustc, env.profile);
     let groups: Vec<String> = snapshot
@@ -149,7 +153,10 @@ fn environment(snapshot: &Snapshot) -> String {
     } else {
         groups.join("; ")
     };
-    let _ = writeln!(out, "- Allocators, each behind `lab::CountingAlloc`: {allocators}");
+    let _ = writeln!(
+        out,
+        "- Allocators, each behind `lab::CountingAlloc`: {allocators}"
+    );
     let _ = writeln!(out, "- Date: {}, commit `{}`", env.date, env.commit_label());
     let _ = writeln!(
         out,
@@ -224,10 +231,7 @@ fn noise_summary(all: &BTreeMap<&str, Snapshot>) -> String {
         .iter()
         .map(|r| r.figures().twin_disagreement_pct())
         .collect();
-    let spread: Vec<f64> = records
-        .iter()
-        .map(|r| r.figures().spread_pct())
-        .collect();
+    let spread: Vec<f64> = records.iter().map(|r| r.figures().spread_pct()).collect();
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
     let pct = |v: f64| significant(v, 2);
     let seconds: f64 = all.values().map(|s| s.duration_s).sum();
@@ -270,7 +274,9 @@ pub fn machine_records(root: &Path) -> Result<Vec<MachineRecord>, String> {
 /// M9: where the book's conclusions were checked.
 fn machines_table(records: &[MachineRecord]) -> String {
     let mut table = lab::table::Columns::new()
-        .col("record", |r: &MachineRecord| Cell::text(format!("`{}`", r.name)))
+        .col("record", |r: &MachineRecord| {
+            Cell::text(format!("`{}`", r.name))
+        })
         .col("date", |r: &MachineRecord| Cell::text(&r.environment.date))
         .col("CPU", |r: &MachineRecord| {
             Cell::text(format!(
@@ -278,13 +284,19 @@ fn machines_table(records: &[MachineRecord]) -> String {
                 r.environment.cpu, r.environment.logical_cores
             ))
         })
-        .col("toolchain", |r: &MachineRecord| Cell::text(&r.environment.rustc))
-        .col("allocators", |r: &MachineRecord| Cell::text(r.allocators.join("; ")))
+        .col("toolchain", |r: &MachineRecord| {
+            Cell::text(&r.environment.rustc)
+        })
+        .col("allocators", |r: &MachineRecord| {
+            Cell::text(r.allocators.join("; "))
+        })
         .col("processes", |r: &MachineRecord| Cell::count(r.processes))
         .col("docs checked (commit)", |r: &MachineRecord| {
             Cell::text(format!("`{}`", r.docs_commit))
         })
-        .col("conclusions checked", |r: &MachineRecord| Cell::count(r.checked))
+        .col("conclusions checked", |r: &MachineRecord| {
+            Cell::count(r.checked)
+        })
         .col("hold", |r: &MachineRecord| Cell::count(r.hold))
         .col("differ", |r: &MachineRecord| Cell::count(r.differ))
         .col("not resolvable there", |r: &MachineRecord| {

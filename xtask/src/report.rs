@@ -262,7 +262,12 @@ pub fn build(root: &Path, chapters: &[&Chapter], what: Build) -> Result<(), Stri
     Ok(())
 }
 
-fn cargo_build(root: &Path, chapters: &[&Chapter], what: Build, release: bool) -> Result<(), String> {
+fn cargo_build(
+    root: &Path,
+    chapters: &[&Chapter],
+    what: Build,
+    release: bool,
+) -> Result<(), String> {
     let mut command = cargo();
     command.current_dir(root).args(["build", "--quiet"]);
     if release {
@@ -583,7 +588,12 @@ mod tests {
     #[test]
     fn every_chapter_is_measured_under_the_system_allocator_first() {
         for chapter in CHAPTERS {
-            assert_eq!(chapter.allocators.first(), Some(&Allocator::System), "{}", chapter.name);
+            assert_eq!(
+                chapter.allocators.first(),
+                Some(&Allocator::System),
+                "{}",
+                chapter.name
+            );
         }
     }
 }

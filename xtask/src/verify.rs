@@ -103,14 +103,15 @@ pub fn claims(snapshot: &Snapshot) -> Vec<(String, Claim)> {
             let label = row.first().map(Cell::render).unwrap_or_default();
             let n = seen.entry(label.clone()).or_default();
             *n += 1;
-            let label = if *n > 1 { format!("{label} #{n}") } else { label };
+            let label = if *n > 1 {
+                format!("{label} #{n}")
+            } else {
+                label
+            };
             for (col, cell) in row.iter().enumerate() {
                 if let Cell::Claim(claim) = cell {
                     let column = table.columns.get(col).map_or("?", String::as_str);
-                    found.push((
-                        format!("{} · {label} · {column}", table.id),
-                        claim.clone(),
-                    ));
+                    found.push((format!("{} · {label} · {column}", table.id), claim.clone()));
                 }
             }
         }
@@ -143,10 +144,7 @@ pub fn compare(committed: &Claim, here: Option<&Claim>) -> Option<Outcome> {
         }
         (
             Claim::Ratio {
-                lo,
-                hi,
-                precision,
-                ..
+                lo, hi, precision, ..
             },
             Claim::Ratio {
                 lo: here_lo,
@@ -246,7 +244,9 @@ pub fn run(options: &Options) -> Result<(), String> {
     );
     print!("{out}");
     if options.strict && differ > 0 {
-        return Err(format!("{differ} conclusion(s) differ on this machine (--strict)"));
+        return Err(format!(
+            "{differ} conclusion(s) differ on this machine (--strict)"
+        ));
     }
     Ok(())
 }
@@ -267,10 +267,20 @@ fn slug(text: &str) -> String {
 }
 
 /// Writes the record, then re-renders chapter 1 so its M9 table shows it.
-fn save(root: &Path, mut record: MachineRecord, name: Option<&str>) -> Result<std::path::PathBuf, String> {
+fn save(
+    root: &Path,
+    mut record: MachineRecord,
+    name: Option<&str>,
+) -> Result<std::path::PathBuf, String> {
     let dir = root.join("docs").join("data").join("machines");
     let base = name.map_or_else(
-        || format!("{}-{}", record.environment.date, slug(&record.environment.cpu)),
+        || {
+            format!(
+                "{}-{}",
+                record.environment.date,
+                slug(&record.environment.cpu)
+            )
+        },
         str::to_owned,
     );
     let exists = |name: &str| dir.join(format!("{name}.json")).exists();
@@ -292,7 +302,14 @@ fn save(root: &Path, mut record: MachineRecord, name: Option<&str>) -> Result<st
         }
     }
     if let Some(lab) = snapshots.get("lab") {
-        render::doc(root, chapter("lab")?, lab, &snapshots, &machines, Mode::Write)?;
+        render::doc(
+            root,
+            chapter("lab")?,
+            lab,
+            &snapshots,
+            &machines,
+            Mode::Write,
+        )?;
     }
     Ok(path)
 }
@@ -320,9 +337,15 @@ mod tests {
     /// widened by the precision.
     #[test]
     fn a_ratio_holds_when_the_ranges_overlap() {
-        assert_eq!(compare(&ratio(2.3, 3.7), Some(&ratio(3.5, 4.0))), Some(Outcome::Holds));
+        assert_eq!(
+            compare(&ratio(2.3, 3.7), Some(&ratio(3.5, 4.0))),
+            Some(Outcome::Holds)
+        );
         // 3.66× printed, 2.31× here: 3.66/1.1 = 3.33 > 2.31 × 1.1 = 2.54.
-        assert_eq!(compare(&ratio(3.66, 3.66), Some(&ratio(2.31, 2.31))), Some(Outcome::Differs));
+        assert_eq!(
+            compare(&ratio(3.66, 3.66), Some(&ratio(2.31, 2.31))),
+            Some(Outcome::Differs)
+        );
         assert_eq!(
             compare(&ratio(3.0, 3.0), Some(&Claim::NotResolvable)),
             Some(Outcome::NotResolvableHere)
@@ -332,13 +355,22 @@ mod tests {
     /// M9: a verdict holds only when this machine reached the same one in every process.
     #[test]
     fn a_verdict_holds_only_when_it_is_the_same() {
-        assert_eq!(compare(&verdict("met"), Some(&verdict("met"))), Some(Outcome::Holds));
-        assert_eq!(compare(&verdict("met"), Some(&verdict("missed"))), Some(Outcome::Differs));
+        assert_eq!(
+            compare(&verdict("met"), Some(&verdict("met"))),
+            Some(Outcome::Holds)
+        );
+        assert_eq!(
+            compare(&verdict("met"), Some(&verdict("missed"))),
+            Some(Outcome::Differs)
+        );
         assert_eq!(
             compare(&verdict("met"), Some(&Claim::Varies { agree: 2, of: 3 })),
             Some(Outcome::NotResolvableHere)
         );
-        assert_eq!(compare(&verdict("met"), None), Some(Outcome::NotResolvableHere));
+        assert_eq!(
+            compare(&verdict("met"), None),
+            Some(Outcome::NotResolvableHere)
+        );
     }
 
     #[test]

@@ -89,7 +89,12 @@ impl Environment {
             "- Compiler: {}, `{}` profile",
             self.rustc, self.profile
         );
-        let _ = writeln!(out, "- Date: {}, commit `{}`", self.date, self.commit_label());
+        let _ = writeln!(
+            out,
+            "- Date: {}, commit `{}`",
+            self.date,
+            self.commit_label()
+        );
         out
     }
 }

@@ -159,18 +159,27 @@ fn m3_twins_floor_and_rule(run: &Run) -> Vec<Table> {
     let sequential = m3_timing(run, Schedule::Sequential);
     let interleaved = m3_timing(run, Schedule::Interleaved);
 
-    let pairs: Vec<(Method<'_>, Method<'_>)> = interleaved.methods().zip(sequential.methods()).collect();
+    let pairs: Vec<(Method<'_>, Method<'_>)> =
+        interleaved.methods().zip(sequential.methods()).collect();
     let mut m3 = run.own(
         Columns::new()
-            .col("method", |(a, _): &(Method<'_>, Method<'_>)| Cell::text(a.name()))
-            .col("interleaved median", |(a, _): &(Method<'_>, Method<'_>)| a.median_cell())
-            .col("interleaved twin disagreement", |(a, _): &(Method<'_>, Method<'_>)| {
-                Cell::Percent(a.twin_disagreement_pct())
+            .col("method", |(a, _): &(Method<'_>, Method<'_>)| {
+                Cell::text(a.name())
             })
-            .col("sequential median", |(_, b): &(Method<'_>, Method<'_>)| b.median_cell())
-            .col("sequential twin disagreement", |(_, b): &(Method<'_>, Method<'_>)| {
-                Cell::Percent(b.twin_disagreement_pct())
+            .col("interleaved median", |(a, _): &(Method<'_>, Method<'_>)| {
+                a.median_cell()
             })
+            .col(
+                "interleaved twin disagreement",
+                |(a, _): &(Method<'_>, Method<'_>)| Cell::Percent(a.twin_disagreement_pct()),
+            )
+            .col("sequential median", |(_, b): &(Method<'_>, Method<'_>)| {
+                b.median_cell()
+            })
+            .col(
+                "sequential twin disagreement",
+                |(_, b): &(Method<'_>, Method<'_>)| Cell::Percent(b.twin_disagreement_pct()),
+            )
             .table("M3", Kind::Time, "", &pairs),
     );
     m3.row(vec![
@@ -216,7 +225,10 @@ fn m3_plot(interleaved: &Measured, sequential: &Measured) -> Plot {
             .map(|(r, ns)| (r as f64, *ns))
             .collect()
     };
-    let (hi, hs) = (interleaved.live().expect(HEAP), sequential.live().expect(HEAP));
+    let (hi, hs) = (
+        interleaved.live().expect(HEAP),
+        sequential.live().expect(HEAP),
+    );
     Plot {
         file: "m3-rounds".into(),
         title: format!("{HEAP}: ns per operation, round by round (one process)").replace('`', ""),
@@ -298,9 +310,9 @@ fn m5_publish_rule(measured: &Measured) -> Table {
         .zip(&zeroed.per_process)
         .map(|(a, b)| a.original_ns / b.original_ns)
         .collect();
-    let (lo, hi) = ratios
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+    let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+        (lo.min(*r), hi.max(*r))
+    });
     let rows = vec![
         difference_row(
             "zeroed − unzeroed (the cost of zeroing 2 KiB)",
@@ -313,7 +325,11 @@ fn m5_publish_rule(measured: &Measured) -> Table {
             &unzeroed,
             &floor,
         ),
-        difference_row("zeroed − its own twin (byte-identical code)", &zeroed, &swapped),
+        difference_row(
+            "zeroed − its own twin (byte-identical code)",
+            &zeroed,
+            &swapped,
+        ),
         RuleRow {
             label: format!(
                 "heap / zeroed stack (precision ±{} %)",
@@ -383,7 +399,9 @@ fn m8_between_processes(measured: &Measured) -> Table {
             rows.len()
         ));
     } else {
-        table.note("One process only (a `--quick` run): there is no between-process spread to show.");
+        table.note(
+            "One process only (a `--quick` run): there is no between-process spread to show.",
+        );
     }
     table
 }
@@ -417,13 +435,17 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
     let mut table = Columns::new()
         .col("workload", |name: &&str| Cell::text(*name))
         .col("dev median", |name: &&str| {
-            dev.as_ref().map_or(Cell::Empty, |d| d.expect(name).median_cell())
+            dev.as_ref()
+                .map_or(Cell::Empty, |d| d.expect(name).median_cell())
         })
         .col("dev twin disagreement", |name: &&str| {
-            dev.as_ref()
-                .map_or(Cell::Empty, |d| Cell::Percent(d.expect(name).twin_disagreement_pct()))
+            dev.as_ref().map_or(Cell::Empty, |d| {
+                Cell::Percent(d.expect(name).twin_disagreement_pct())
+            })
         })
-        .col("release median", |name: &&str| release.expect(name).median_cell())
+        .col("release median", |name: &&str| {
+            release.expect(name).median_cell()
+        })
         .col("release twin disagreement", |name: &&str| {
             Cell::Percent(release.expect(name).twin_disagreement_pct())
         })

@@ -81,7 +81,6 @@ pub fn format_nanos(ns: f64) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -374,8 +374,9 @@ pub fn agreement<T: PartialEq>(outcomes: Vec<Option<T>>) -> Agreement<T> {
     let agree = outcomes
         .iter()
         .map(|o| {
-            o.as_ref()
-                .map_or(0, |o| outcomes.iter().filter(|x| x.as_ref() == Some(o)).count())
+            o.as_ref().map_or(0, |o| {
+                outcomes.iter().filter(|x| x.as_ref() == Some(o)).count()
+            })
         })
         .max()
         .unwrap_or(0);

@@ -151,7 +151,11 @@ impl ExperimentInfo {
             kind: experiment.kind,
             title: experiment.title.to_owned(),
             code: experiment.run.path.to_owned(),
-            pinned_by: experiment.pinned_by.iter().map(|s| (*s).to_owned()).collect(),
+            pinned_by: experiment
+                .pinned_by
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
             allocator_sensitive: experiment.allocator_sensitive,
             tables: Vec::new(),
         }
@@ -347,7 +351,13 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
     let mut twins = Vec::new();
     for experiment in chapter.experiments {
         let selected = match role {
-            _ if args.only.as_deref().is_some_and(|only| only != experiment.id) => false,
+            _ if args
+                .only
+                .as_deref()
+                .is_some_and(|only| only != experiment.id) =>
+            {
+                false
+            }
             _ if args.counted_only => experiment.kind == Kind::Count,
             ProcessRole::Replica => {
                 experiment.kind == Kind::Time

@@ -391,7 +391,9 @@ pub struct Columns<'a, R: ?Sized> {
 impl<R: ?Sized> std::fmt::Debug for Columns<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let headings: Vec<&str> = self.columns.iter().map(|c| c.0.as_str()).collect();
-        f.debug_struct("Columns").field("headings", &headings).finish()
+        f.debug_struct("Columns")
+            .field("headings", &headings)
+            .finish()
     }
 }
 

@@ -676,8 +676,8 @@ impl Measured {
         let mut processes = Vec::new();
         let mut others: BTreeMap<Allocator, Vec<Measurements>> = BTreeMap::new();
         for recorded in protocol::recorded(&key) {
-            let figures: Measurements = serde_json::from_value(recorded.figures)
-                .unwrap_or_else(|err| {
+            let figures: Measurements =
+                serde_json::from_value(recorded.figures).unwrap_or_else(|err| {
                     panic!(
                         "replica {} ({}) of {} run {}: unreadable figures: {err}",
                         recorded.replica,
@@ -724,7 +724,11 @@ impl Measured {
     ///
     /// # Errors
     /// If the child cannot run or reports no figures.
-    pub fn from_child(binary: &Path, experiment: &str, settings: &Settings) -> Result<Self, String> {
+    pub fn from_child(
+        binary: &Path,
+        experiment: &str,
+        settings: &Settings,
+    ) -> Result<Self, String> {
         let key = protocol::next_run();
         if protocol::role() == ProcessRole::Probe {
             return Err("not run in a callgrind child".to_owned());
@@ -995,9 +999,9 @@ impl Technique<'_> {
 /// ratio (technique / baseline, below 1× when it pays) under each, and whether it still pays.
 pub fn allocator_table(id: &str, title: &str, rows: &[Technique<'_>]) -> Table {
     let ratio = |t: &Technique<'_>, allocator: Allocator| {
-        t.run.under(allocator).map_or(Cell::Empty, |m| {
-            m.ratio_cell(t.technique, t.baseline)
-        })
+        t.run
+            .under(allocator)
+            .map_or(Cell::Empty, |m| m.ratio_cell(t.technique, t.baseline))
     };
     let mut table = crate::table::Columns::new()
         .col("technique vs what it replaces", |t: &Technique<'_>| {
@@ -1135,7 +1139,8 @@ mod tests {
         timing.method("b", || log.borrow_mut().push('b'));
         let measured = timing.run(Schedule::Interleaved);
         assert!(
-            measured.live()
+            measured
+                .live()
                 .methods
                 .iter()
                 .all(|m| m.samples[0].len() == 3 && m.samples[1].len() == 3)

@@ -16,5 +16,8 @@ fn m1_counts_are_the_same_under_mimalloc() {
     drop(boxed);
     let rows = lab::experiments::m1_rows();
     let push = rows[3].1;
-    assert_eq!((push.allocs, push.reallocs, push.bytes_allocated), (1, 16, 2_097_152));
+    assert_eq!(
+        (push.allocs, push.reallocs, push.bytes_allocated),
+        (1, 16, 2_097_152)
+    );
 }
