@@ -453,6 +453,44 @@ fn s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache() {
     assert_eq!(malloc_free(1040), 3);
 }
 
+/// S4: LLVM writes a zeroed stack array of up to 256 B as inline 16-byte stores and calls
+/// `memset` from 264 B — its limit of 16 stores for an inline `memset` on x86-64 without AVX.
+/// Read from the machine code of the workloads' own source (`src/kernel.rs`), compiled alone
+/// with the release profile's `opt-level=3` by `tests/fixtures/zeroing.rs`.
+#[test]
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(miri, ignore = "runs rustc and objdump")]
+fn s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above() {
+    use stack_buffer::disasm::{Verdict, disassemble};
+    use std::path::Path;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeroing.rs");
+    let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("s4-zeroing");
+    let status = std::process::Command::new("rustc")
+        .args([
+            "--edition=2024",
+            "-C",
+            "opt-level=3",
+            "-C",
+            "debuginfo=0",
+            "-o",
+        ])
+        .arg(&binary)
+        .arg(&fixture)
+        .status()
+        .expect("rustc runs");
+    assert!(status.success(), "the fixture compiles");
+    let verdict = |function: &str| {
+        disassemble(&binary, &format!("zeroing::{function}"))
+            .unwrap()
+            .verdict()
+    };
+    assert_eq!(verdict("zeroed_248b"), Verdict::InlineStores { bytes: 248 });
+    assert_eq!(verdict("zeroed_256b"), Verdict::InlineStores { bytes: 256 });
+    assert_eq!(verdict("zeroed_264b"), Verdict::MemsetCall);
+    assert_eq!(verdict("zeroed_2k"), Verdict::MemsetCall);
+    assert_eq!(verdict("uninit_2k"), Verdict::NoZeroing);
+}
+
 proptest! {
     #![proptest_config(if cfg!(miri) {
         ProptestConfig { cases: 3, failure_persistence: None, ..ProptestConfig::default() }
