@@ -16,18 +16,20 @@
 //! Instruction counts say the same (callgrind, release build, one `malloc` + `free` pair of
 //! the same size, warm): 146 instructions per pair up to 1,032 B, 328 from 1,033 B.
 
-/// Blocks taken before the experiment, so the size class's cache list is empty whatever this
-/// thread did before (glibc keeps at most 7 blocks per size class by default).
+/// Blocks taken before the first attempt, so the size class's cache list is empty whatever
+/// this thread did before (glibc keeps at most 7 blocks per size class by default).
 const DRAIN: usize = 16;
 
-/// Whether, after two blocks of `bytes` are freed, the next request of `bytes` gets the
-/// *last* one back — the signature of glibc's per-thread cache, which is last in, first out.
-/// The arena's path gives back the first (the two freed neighbours coalesce and are split
-/// again from the start).
-///
-/// Safe code only: the blocks are `Vec<u8>` buffers, and only their addresses are compared.
-pub fn reuses_last_freed(bytes: usize) -> bool {
-    let drained: Vec<Vec<u8>> = (0..DRAIN).map(|_| Vec::with_capacity(bytes)).collect();
+/// Attempts per size, each draining one block more than the last. A `malloc` that finds the
+/// cache empty may refill it from the arena (glibc moves up to 7 spare blocks of that size
+/// into it); if the refill leaves it full when the second block is freed, that block goes to
+/// the arena and the attempt misses. How full the cache is depends on what came before, so
+/// attempts differ in how much they drain; the arena's path never looks last in, first out.
+const ATTEMPTS: usize = 8;
+
+/// One attempt: `drain` blocks taken, two blocks freed, then one requested.
+fn last_freed_comes_back(bytes: usize, drain: usize) -> bool {
+    let drained: Vec<Vec<u8>> = (0..drain).map(|_| Vec::with_capacity(bytes)).collect();
     let first: Vec<u8> = Vec::with_capacity(bytes);
     let second: Vec<u8> = Vec::with_capacity(bytes);
     let last_freed = second.as_ptr() as usize;
@@ -40,11 +42,23 @@ pub fn reuses_last_freed(bytes: usize) -> bool {
     lifo
 }
 
+/// Whether, after two blocks of `bytes` are freed, the next request of `bytes` gets the
+/// *last* one back (in any of a few attempts) — the signature of glibc's per-thread cache,
+/// which is last in, first out. The arena's path gives back the first: the two freed
+/// neighbours coalesce and are split again from the start.
+///
+/// Safe code only: the blocks are `Vec<u8>` buffers, and only their addresses are compared.
+pub fn reuses_last_freed(bytes: usize) -> bool {
+    (0..ATTEMPTS).any(|attempt| last_freed_comes_back(bytes, DRAIN + attempt))
+}
+
 /// Where the sizes whose blocks come back last in, first out ([`reuses_last_freed`]) end,
-/// scanning up from 8 bytes in steps of 8 to `ceiling`: glibc's per-thread cache limit,
-/// 1,032 bytes by default on x86-64. `None` if not even 8 bytes does (another allocator).
-pub fn largest_lifo_request(ceiling: usize) -> Option<usize> {
-    (1..=ceiling / 8)
+/// scanning up from `from` bytes in steps of 8 to `ceiling`: glibc's per-thread cache limit,
+/// 1,032 bytes by default on x86-64. `None` if not even `from` does (another allocator).
+///
+/// Start at S3's 256 B or above: below 128 B glibc's fast bins are last in, first out too.
+pub fn largest_lifo_request(from: usize, ceiling: usize) -> Option<usize> {
+    (from.div_ceil(8)..=ceiling / 8)
         .map(|k| k * 8)
         .take_while(|&bytes| reuses_last_freed(bytes))
         .last()

@@ -37,6 +37,7 @@ fn thresholds() -> Vec<(String, String)> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads files, which Miri's isolation forbids")]
 fn s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds() {
     let lints = section(
         &read(&workspace_root().join("Cargo.toml")),

@@ -449,7 +449,7 @@ fn s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache() {
     assert!(reuses_last_freed(1032));
     assert!(!reuses_last_freed(1040));
     assert!(!reuses_last_freed(2048));
-    assert_eq!(largest_lifo_request(4096), Some(1032));
+    assert_eq!(largest_lifo_request(256, 4096), Some(1032));
     assert_eq!(malloc_free(1040), 3);
 }
 
