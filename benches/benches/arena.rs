@@ -37,5 +37,25 @@ fn a6_churn(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, a1_two_hundred_thousand_nodes, a6_churn);
+fn a4_bump_vector_growth(c: &mut Criterion) {
+    let mut group = c.benchmark_group("A4");
+    group.sample_size(20);
+    group.bench_function("bump_vec_grown_alone", |b| {
+        b.iter(|| arena::growth::bump_vec_grown_alone(black_box(arena::N)))
+    });
+    group.bench_function("bump_vec_grown_with_a_neighbour", |b| {
+        b.iter(|| arena::growth::bump_vec_grown_with_a_neighbour(black_box(arena::N)))
+    });
+    group.bench_function("bump_vec_grown_across_chunks", |b| {
+        b.iter(|| arena::growth::bump_vec_grown_across_chunks(black_box(arena::N)))
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    a1_two_hundred_thousand_nodes,
+    a4_bump_vector_growth,
+    a6_churn
+);
 criterion_main!(benches);

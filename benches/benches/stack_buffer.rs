@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use stack_buffer::{AIR_FACTOR, BOX_KG, Scratch, generate_order, pack_boxes, workloads};
+use stack_buffer::{AIR_FACTOR, BOX_KG, Scratch, generate_order, heap, pack_boxes, workloads};
 
 fn s3_factorial(c: &mut Criterion) {
     let mut group = c.benchmark_group("S3");
@@ -18,13 +18,7 @@ fn s3_factorial(c: &mut Criterion) {
 fn s7_pack_boxes(c: &mut Criterion) {
     let mut group = c.benchmark_group("S7");
     let order = generate_order(100, 42);
-    for strategy in [
-        Scratch::Heap,
-        Scratch::Pool,
-        Scratch::Stack,
-        Scratch::StackUninit,
-        Scratch::Hybrid,
-    ] {
+    for strategy in Scratch::ALL {
         group.bench_function(format!("{strategy:?}"), |b| {
             b.iter(|| pack_boxes(black_box(&order), BOX_KG, AIR_FACTOR, strategy))
         });
@@ -32,5 +26,46 @@ fn s7_pack_boxes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, s3_factorial, s7_pack_boxes);
+fn s3_around_the_cache_limit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("S3-heap");
+    for bytes in heap::AROUND_THE_CACHE_LIMIT {
+        group.bench_function(BenchmarkId::new("malloc_free", bytes), |b| {
+            b.iter(|| heap::malloc_free(black_box(bytes)))
+        });
+    }
+    group.finish();
+}
+
+fn s4_around_the_memset_limit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("S4");
+    for (bytes, name, f) in workloads::S4_ZEROED {
+        group.bench_function(BenchmarkId::new(name, bytes), |b| b.iter(f));
+    }
+    group.finish();
+}
+
+fn s12_smallvec_vs_hybrid(c: &mut Criterion) {
+    let mut group = c.benchmark_group("S12");
+    for n in workloads::S12_ITEMS {
+        group.bench_function(BenchmarkId::new("SmallVec<[f64; 256]>", n), |b| {
+            b.iter(|| workloads::s12_smallvec::<[f64; 256]>(black_box(n)))
+        });
+        group.bench_function(BenchmarkId::new("SmallVec<[f64; 32]>", n), |b| {
+            b.iter(|| workloads::s12_smallvec::<[f64; 32]>(black_box(n)))
+        });
+        group.bench_function(BenchmarkId::new("hybrid", n), |b| {
+            b.iter(|| workloads::s12_hybrid(black_box(n)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    s3_factorial,
+    s3_around_the_cache_limit,
+    s4_around_the_memset_limit,
+    s7_pack_boxes,
+    s12_smallvec_vs_hybrid
+);
 criterion_main!(benches);

@@ -306,7 +306,7 @@ fn a4_allocators(_: &Settings) -> Vec<Table> {
             Cell::text(label),
             Cell::Count(calls.allocs),
             Cell::Count(calls.grown_in_place),
-            Cell::Count(calls.moved),
+            Cell::Count(calls.moved + calls.extended),
             Cell::Count(calls.frees),
         ]);
     }

@@ -2,8 +2,10 @@
 #![deny(missing_docs)]
 
 pub mod allocators;
+pub mod contract;
 #[cfg(feature = "experiments")]
 pub mod experiments;
+pub mod growth;
 
 use std::cell::Cell;
 use std::hint::black_box;

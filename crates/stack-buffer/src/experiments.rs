@@ -2,13 +2,14 @@
 //! `cargo xtask report`. Built only with the `experiments` feature.
 
 use std::hint::black_box;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use lab::report::{Experiment, Settings};
 use lab::timing::publish::{self, Pair, Verdict};
 use lab::timing::{Config, Measurements, Schedule, Timing};
 use lab::{Cell, Kind, Table, count};
 
+use crate::disasm;
 use crate::probe::{self, FRAME, Thread};
 use crate::{
     AIR_FACTOR, BOX_KG, MAX_STACK_ITEMS, MIN_CUBAGE_CM, Scratch, generate_order, pack_boxes,
@@ -69,25 +70,11 @@ pub const RATIO_PRECISION: f64 = 0.10;
 
 const SEED_002: &str = "Seed figures (*italic*) are the C# article's (`002`): .NET 10, Core i7-8665U (mobile), x64, BenchmarkDotNet; `stackalloc` there is variable-size unless marked literal.";
 
-/// The environment variable that turns the experiments binary into a stack probe child.
-pub const PROBE_VAR: &str = "STACK_BUFFER_PROBE";
+pub use crate::probe::PROBE_VAR;
 
 /// If this process was started as a stack probe (S8), runs it and returns the exit code.
 pub fn probe_child() -> Option<ExitCode> {
-    let spec = std::env::var(PROBE_VAR).ok()?;
-    let parsed = spec
-        .rsplit_once(':')
-        .and_then(|(thread, depth)| Some((Thread::decode(thread)?, depth.parse().ok()?)));
-    Some(match parsed {
-        Some((thread, depth)) => {
-            black_box(probe::run(thread, depth));
-            ExitCode::SUCCESS
-        }
-        None => {
-            eprintln!("{PROBE_VAR}={spec}: expected <main|spawned|sized:BYTES>:<depth>");
-            ExitCode::from(2)
-        }
-    })
+    probe::child_from_env()
 }
 
 const S1_ITEMS: [usize; 8] = [1, 4, 8, 16, 32, 64, 128, 256];
@@ -345,107 +332,6 @@ fn s3_factorial(settings: &Settings) -> Vec<Table> {
     vec![s3, s5]
 }
 
-/// One function's machine code, as `objdump` prints it.
-struct Disassembly {
-    instructions: usize,
-    /// Stores of a zeroed register or an immediate zero to memory, and the bytes they write.
-    zero_stores: usize,
-    zero_store_bytes: usize,
-    /// Stack probes: `sub $0x1000,%rsp` then a store to `(%rsp)`, one per 4 KiB page.
-    stack_probes: usize,
-    memset_call: bool,
-    rep_stos: bool,
-}
-
-/// Reads the zeroing in one function's AT&T-syntax disassembly: vector stores from a register
-/// zeroed by `xor`/`pxor` in the same function, stores of `$0x0`, `rep stos` and calls to
-/// `memset`.
-fn read_zeroing(body: &[&str]) -> Disassembly {
-    let mut zeroed: Vec<String> = Vec::new();
-    let (mut zero_stores, mut zero_store_bytes, mut stack_probes) = (0, 0, 0);
-    let mut after_page_step = false;
-    for line in body {
-        let page_step = line.contains("sub") && line.contains("$0x1000,%rsp");
-        let probe = after_page_step && line.contains("(%rsp)") && !line.contains("sub");
-        after_page_step = page_step;
-        if probe {
-            stack_probes += 1;
-            continue;
-        }
-        let mut parts = line.split_whitespace().skip(1);
-        let mnemonic = parts.next().unwrap_or("");
-        let operands: Vec<&str> = parts.next().unwrap_or("").split(',').collect();
-        let is_xor = ["xorps", "pxor", "vxorps", "vpxor", "xorpd", "vxorpd"].contains(&mnemonic);
-        if is_xor && operands.windows(2).all(|w| w[0] == w[1]) {
-            zeroed.push(operands[0].to_owned());
-            continue;
-        }
-        let Some((dst, src)) = operands.split_last() else {
-            continue;
-        };
-        if !dst.contains('(') {
-            if let Some(pos) = zeroed.iter().position(|r| r == dst) {
-                zeroed.remove(pos);
-            }
-            continue;
-        }
-        let width = |reg: &str| match &reg.get(..4) {
-            Some("%xmm") => 16,
-            Some("%ymm") => 32,
-            Some("%zmm") => 64,
-            _ => 0,
-        };
-        if let Some(reg) = src.first() {
-            if zeroed.iter().any(|r| r == reg) && width(reg) > 0 {
-                zero_stores += 1;
-                zero_store_bytes += width(reg);
-            } else if *reg == "$0x0" {
-                zero_stores += 1;
-                zero_store_bytes += match mnemonic.chars().last() {
-                    Some('q') => 8,
-                    Some('l') => 4,
-                    Some('w') => 2,
-                    _ => 1,
-                };
-            }
-        }
-    }
-    Disassembly {
-        instructions: body.len(),
-        zero_stores,
-        zero_store_bytes,
-        stack_probes,
-        memset_call: body
-            .iter()
-            .any(|l| (l.contains("call") || l.contains("jmp")) && l.contains("memset")),
-        rep_stos: body.iter().any(|l| l.contains("rep stos")),
-    }
-}
-
-fn disassemble(binary: &std::path::Path, function: &str) -> Result<Disassembly, String> {
-    let symbol = format!("stack_buffer::workloads::{function}");
-    let output = Command::new("objdump")
-        .args(["-d", "-C", "--no-show-raw-insn"])
-        .arg(format!("--disassemble={symbol}"))
-        .arg(binary)
-        .output()
-        .map_err(|err| format!("cannot run objdump: {err}"))?;
-    if !output.status.success() {
-        return Err(format!("objdump failed ({})", output.status));
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
-    let body: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.contains(&format!("<{symbol}>:")))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .collect();
-    if body.is_empty() {
-        return Err(format!("`{symbol}` not found in the binary"));
-    }
-    Ok(read_zeroing(&body))
-}
-
 fn s4_codegen(_: &Settings) -> Vec<Table> {
     let mut table = Table::new(
         "S4",
@@ -468,18 +354,10 @@ fn s4_codegen(_: &Settings) -> Vec<Table> {
             let read = binary
                 .as_deref()
                 .ok_or_else(|| "cannot locate the running binary".to_owned())
-                .and_then(|b| disassemble(b, name));
+                .and_then(|b| disasm::disassemble(b, &format!("stack_buffer::workloads::{name}")));
             match read {
                 Ok(d) => {
-                    let verdict = if d.memset_call {
-                        "a `memset` call".to_owned()
-                    } else if d.rep_stos {
-                        "`rep stos`".to_owned()
-                    } else if d.zero_stores > 0 {
-                        format!("inline stores ({} B)", d.zero_store_bytes)
-                    } else {
-                        "no zeroing".to_owned()
-                    };
+                    let verdict = d.verdict().to_string();
                     table.row(vec![
                         Cell::text(format!("`{name}` ({})", s3_label(name))),
                         Cell::count(d.instructions),
@@ -639,71 +517,6 @@ fn s7_full_operation(settings: &Settings) -> Vec<Table> {
     vec![table]
 }
 
-/// The outcome of one probe child.
-struct ProbeRun {
-    survived: bool,
-    signal: Option<i32>,
-    message: String,
-}
-
-fn run_probe(thread: Thread, depth: usize) -> Result<ProbeRun, String> {
-    let exe = std::env::current_exe().map_err(|err| format!("cannot locate the binary: {err}"))?;
-    let output = Command::new(exe)
-        .env(PROBE_VAR, format!("{}:{depth}", thread.encode()))
-        .output()
-        .map_err(|err| format!("cannot start a probe: {err}"))?;
-    use std::os::unix::process::ExitStatusExt as _;
-    Ok(ProbeRun {
-        survived: output.status.success(),
-        signal: output.status.signal(),
-        message: String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join(" / "),
-    })
-}
-
-/// The deepest descent that survives on `thread`, by bisection between 0 and `ceiling` frames,
-/// and the first failing run.
-fn deepest(thread: Thread, ceiling: usize) -> Result<(usize, ProbeRun), String> {
-    let (mut lo, mut hi) = (0, ceiling);
-    let top = run_probe(thread, hi)?;
-    if top.survived {
-        return Err(format!(
-            "{} frames survived on {thread:?}: raise the ceiling",
-            hi
-        ));
-    }
-    let mut failure = top;
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        let run = run_probe(thread, mid)?;
-        if run.survived {
-            lo = mid;
-        } else {
-            hi = mid;
-            failure = run;
-        }
-    }
-    Ok((lo, failure))
-}
-
-fn signal_name(signal: Option<i32>) -> String {
-    match signal {
-        Some(6) => "SIGABRT (6)".to_owned(),
-        Some(11) => "SIGSEGV (11)".to_owned(),
-        Some(n) => format!("signal {n}"),
-        None => "none (exited)".to_owned(),
-    }
-}
-
-fn main_stack_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max stack size"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
-}
-
 const SIZED_STACK: usize = 8 << 20;
 
 fn s8_stack_limit(_: &Settings) -> Vec<Table> {
@@ -721,7 +534,8 @@ fn s8_stack_limit(_: &Settings) -> Vec<Table> {
             "signal",
         ],
     );
-    let main_limit = main_stack_limit();
+    let main_limit = probe::main_stack_limit();
+    let launcher = probe::Launcher::this_binary(&[]);
     let threads: [(Thread, String); 3] = [
         (
             Thread::Main,
@@ -744,7 +558,11 @@ fn s8_stack_limit(_: &Settings) -> Vec<Table> {
             Thread::Spawned => "spawned",
             Thread::Sized(_) => "spawned, sized",
         };
-        match deepest(thread, 4096) {
+        match launcher
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|l| l.deepest_descent(thread, 4096))
+        {
             Ok((depth, failure)) => table.row(vec![
                 Cell::text(label),
                 Cell::text(stack),
@@ -761,7 +579,7 @@ fn s8_stack_limit(_: &Settings) -> Vec<Table> {
                     lab::table::thousands(depth as u64 + 2)
                 )),
                 Cell::text(format!("`{}`", failure.message)),
-                Cell::text(signal_name(failure.signal)),
+                Cell::text(probe::signal_name(failure.signal)),
             ]),
             Err(why) => table.row(vec![
                 Cell::text(label),
@@ -830,50 +648,6 @@ fn s9_loop_vs_recursion(_: &Settings) -> Vec<Table> {
     vec![table]
 }
 
-fn rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Resident memory (KiB) while `threads` threads each hold `frames` 8 KiB frames of stack.
-fn rss_with_threads(threads: usize, frames: usize) -> Option<(u64, u64)> {
-    use std::sync::{Arc, Barrier};
-    let before = rss_kib()?;
-    let ready = Arc::new(Barrier::new(threads + 1));
-    let release = Arc::new(Barrier::new(threads + 1));
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let (ready, release) = (Arc::clone(&ready), Arc::clone(&release));
-            std::thread::spawn(move || {
-                hold(frames, &ready, &release);
-            })
-        })
-        .collect();
-    ready.wait();
-    let during = rss_kib();
-    release.wait();
-    for handle in handles {
-        handle.join().ok()?;
-    }
-    Some((before, during?))
-}
-
-/// Descends `frames` 8 KiB frames, then waits at the bottom until released.
-#[inline(never)]
-fn hold(frames: usize, ready: &std::sync::Barrier, release: &std::sync::Barrier) -> u8 {
-    let mut frame = [0u8; FRAME];
-    let frame = black_box(&mut frame);
-    frame[FRAME - 1] = frames as u8;
-    if frames <= 1 {
-        ready.wait();
-        release.wait();
-    } else {
-        black_box(hold(frames - 1, ready, release));
-    }
-    black_box(frame)[0]
-}
-
 fn s10_thread_stacks(_: &Settings) -> Vec<Table> {
     const THREADS: usize = 200;
     let mut table = Table::new(
@@ -890,7 +664,7 @@ fn s10_thread_stacks(_: &Settings) -> Vec<Table> {
     );
     for kib in [8usize, 64, 512] {
         let frames = kib * 1024 / FRAME;
-        match rss_with_threads(THREADS, frames) {
+        match probe::rss_with_threads(THREADS, frames) {
             Some((before, during)) => {
                 let growth = during.saturating_sub(before);
                 table.row(vec![

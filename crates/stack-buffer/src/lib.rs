@@ -1,8 +1,11 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+pub mod across_await;
+pub mod disasm;
 #[cfg(feature = "experiments")]
 pub mod experiments;
+pub mod heap;
 pub mod probe;
 pub mod workloads;
 
@@ -11,11 +14,21 @@ use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 use pool::{BufferPool, PoolConfig};
+use smallvec::SmallVec;
 
 /// The stack scratch's capacity in `f64`s: 2 KiB, room for orders of up to [`MAX_STACK_ITEMS`].
 pub const CAP: usize = 256;
 /// The largest order the stack scratch holds: it needs two values per item.
 pub const MAX_STACK_ITEMS: usize = CAP / 2;
+/// The smaller `SmallVec`'s inline capacity in `f64`s: 256 B, room for 16 items.
+pub const SMALL_INLINE: usize = 32;
+
+/// The scratch of [`Scratch::SmallVec256`]: inline up to [`CAP`] values (the same 2 KiB as the
+/// stack array), one heap allocation above.
+pub type InlineScratch = SmallVec<[f64; CAP]>;
+/// The scratch of [`Scratch::SmallVec32`]: inline up to [`SMALL_INLINE`] values, one heap
+/// allocation above.
+pub type SmallInlineScratch = SmallVec<[f64; SMALL_INLINE]>;
 /// The air-cargo convention for the volumetric divisor (cm³ per kg). A convention, not a law:
 /// every function takes the factor as a parameter.
 pub const AIR_FACTOR: f64 = 6000.0;
@@ -173,6 +186,26 @@ pub enum Scratch {
     StackUninit,
     /// The production pattern: the zeroed stack array up to [`MAX_STACK_ITEMS`], the pool above.
     Hybrid,
+    /// The same idea from the `smallvec` crate, [`InlineScratch`] (`SmallVec<[f64; 256]>`):
+    /// the values inline up to 128 items, one heap allocation per call above. Only the 2N
+    /// values in use are zeroed, not the whole inline array.
+    SmallVec256,
+    /// [`SmallInlineScratch`] (`SmallVec<[f64; 32]>`): inline up to 16 items, one heap
+    /// allocation per call above.
+    SmallVec32,
+}
+
+impl Scratch {
+    /// Every strategy, in the order the chapter presents them.
+    pub const ALL: [Scratch; 7] = [
+        Scratch::Heap,
+        Scratch::Pool,
+        Scratch::Stack,
+        Scratch::StackUninit,
+        Scratch::Hybrid,
+        Scratch::SmallVec256,
+        Scratch::SmallVec32,
+    ];
 }
 
 /// The pool [`Scratch::Pool`] and [`Scratch::Hybrid`] rent from.
@@ -233,6 +266,14 @@ pub fn pack_boxes(
             } else {
                 pack_boxes(items, box_capacity_kg, factor, Scratch::Pool)
             }
+        }
+        Scratch::SmallVec256 => {
+            let mut buf: InlineScratch = smallvec::smallvec![0.0; n2];
+            pack_into(items, box_capacity_kg, factor, &mut buf)
+        }
+        Scratch::SmallVec32 => {
+            let mut buf: SmallInlineScratch = smallvec::smallvec![0.0; n2];
+            pack_into(items, box_capacity_kg, factor, &mut buf)
         }
     }
 }

@@ -5,39 +5,14 @@
 //! one in the experiments binary's own machine code and read what the compiler made of it.
 
 use std::hint::black_box;
-use std::mem::MaybeUninit;
 
-use crate::CAP;
+use smallvec::{Array, SmallVec};
 
-/// The same touch for every buffer: write the first and last value, hide the buffer from the
-/// optimiser, read both back (the seed's `Touch`).
-#[inline(always)]
-pub fn touch(buf: &mut [f64]) -> f64 {
-    let last = buf.len() - 1;
-    buf[0] = 1.0;
-    buf[last] = 2.0;
-    let buf = black_box(buf);
-    buf[0] + buf[last]
-}
+use crate::{CAP, InlineScratch, MAX_STACK_ITEMS, SMALL_INLINE, SmallInlineScratch};
 
-/// A zeroed stack array of `N` values, touched.
-#[inline(always)]
-pub fn zeroed_stack<const N: usize>() -> f64 {
-    let mut buf = [0.0f64; N];
-    touch(black_box(&mut buf))
-}
-
-/// An unzeroed stack array of `N` values, touched: both values are written before they are
-/// read, and nothing else is read, so no `unsafe` is needed.
-#[inline(always)]
-pub fn uninit_stack<const N: usize>() -> f64 {
-    let mut buf = [const { MaybeUninit::<f64>::uninit() }; N];
-    let buf = black_box(&mut buf);
-    let first = *buf[0].write(1.0);
-    let last = *buf[N - 1].write(2.0);
-    black_box(buf);
-    first + last
-}
+#[path = "kernel.rs"]
+mod kernel;
+pub use kernel::{touch, uninit_stack, zeroed_stack};
 
 /// A zeroed heap buffer of exactly `n` values, touched and freed.
 #[inline(always)]
@@ -105,6 +80,42 @@ sized! {
     zeroed_8k, uninit_8k, heap_zeroed_8k, heap_uninit_8k, 1024;
 }
 
+/// A workload function: builds its buffer, touches it, returns what it read.
+pub type Workload = fn() -> f64;
+
+macro_rules! zeroed_only {
+    ($($zeroed:ident, $n:literal;)*) => {
+        $(
+            #[doc = concat!("S4: a zeroed stack array of ", stringify!($n), " `f64`s, touched.")]
+            #[inline(never)]
+            pub fn $zeroed() -> f64 {
+                zeroed_stack::<$n>()
+            }
+        )*
+    };
+}
+
+zeroed_only! {
+    zeroed_248b, 31;
+    zeroed_264b, 33;
+    zeroed_512b, 64;
+    zeroed_1k, 128;
+}
+
+/// S4: zeroed stack arrays on both sides of the size where LLVM stops writing zeros inline and
+/// calls `memset`: `(bytes, name, function)`, the name as the report looks it up in the machine
+/// code. On x86-64 without AVX, LLVM inlines a `memset` of at most 16 stores of 16 bytes, so
+/// 256 B is the last inline size and 264 B the first call.
+pub const S4_ZEROED: [(usize, &str, Workload); 7] = [
+    (16, "zeroed_16b", zeroed_16b),
+    (248, "zeroed_248b", zeroed_248b),
+    (256, "zeroed_256b", zeroed_256b),
+    (264, "zeroed_264b", zeroed_264b),
+    (512, "zeroed_512b", zeroed_512b),
+    (1024, "zeroed_1k", zeroed_1k),
+    (2048, "zeroed_2k", zeroed_2k),
+];
+
 /// S5's ceiling: `memset` (through `slice::fill`) of an existing buffer, then the same touch.
 #[inline(never)]
 pub fn memset_existing(buf: &mut [f64]) -> f64 {
@@ -134,3 +145,41 @@ pub fn s1_pool(n: usize) -> f64 {
     let mut buf = crate::scratch_pool().rent(2 * n);
     touch(&mut buf)
 }
+
+/// S12: a usable buffer of `2n` values in a `SmallVec<A>`, touched. Inline (no allocation)
+/// while `2n` fits `A`, one heap allocation above; only the `2n` values in use are zeroed.
+///
+/// # Panics
+/// If `n` is 0 (there is nothing to touch).
+pub fn s12_smallvec<A: Array<Item = f64>>(n: usize) -> f64 {
+    let mut buf: SmallVec<A> = SmallVec::from_elem(0.0, 2 * n);
+    touch(&mut buf)
+}
+
+/// S12: the hand-written hybrid's scratch for the same request: the fixed-capacity stack array
+/// ([`s1_stack`]) up to [`MAX_STACK_ITEMS`], the pool ([`s1_pool`]) above.
+pub fn s12_hybrid(n: usize) -> f64 {
+    if n <= MAX_STACK_ITEMS {
+        s1_stack(n)
+    } else {
+        s1_pool(n)
+    }
+}
+
+/// S12: order sizes on both sides of both inline capacities (16 items for
+/// [`SmallInlineScratch`], 128 for [`InlineScratch`]).
+pub const S12_ITEMS: [usize; 7] = [1, 16, 17, 64, 128, 129, 256];
+
+/// S12: the size in bytes of each scratch value itself — what a move copies. A `SmallVec`
+/// carries its inline array wherever it goes; a `Vec` or a pool guard is a few words.
+pub const S12_VALUE_SIZES: [(&str, usize); 6] = [
+    ("`Vec<f64>`", size_of::<Vec<f64>>()),
+    (
+        "`pool::Rented<f64>` (a pool guard)",
+        size_of::<pool::Rented<'static, f64>>(),
+    ),
+    ("`[f64; 32]`", size_of::<[f64; SMALL_INLINE]>()),
+    ("`SmallVec<[f64; 32]>`", size_of::<SmallInlineScratch>()),
+    ("`[f64; 256]`", size_of::<[f64; CAP]>()),
+    ("`SmallVec<[f64; 256]>`", size_of::<InlineScratch>()),
+];

@@ -1,23 +1,20 @@
 //! Chapter 2's claims, pinned: the billing rule, agreement of every scratch strategy, the
-//! boundary at 128 items, the counted allocations, the stack probes, and errors for bad input.
+//! boundaries at 16 and 128 items, the counted allocations, the stack probes (some in child
+//! processes: this test binary re-runs itself through `probe_child`), and errors for bad input.
 
 use lab::count;
 use proptest::prelude::*;
+use stack_buffer::probe::{BoxWay, Launcher, Probe, Spec, Thread};
 use stack_buffer::{
-    AIR_FACTOR, BOX_KG, Item, MAX_STACK_ITEMS, PackError, Scratch, billed_weight_kg,
-    generate_order, pack_boxes, probe, scratch_pool, workloads,
+    AIR_FACTOR, BOX_KG, InlineScratch, Item, MAX_STACK_ITEMS, PackError, Scratch,
+    SmallInlineScratch, billed_weight_kg, generate_order, pack_boxes, probe, scratch_pool,
+    workloads,
 };
 
 #[global_allocator]
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
 
-const ALL: [Scratch; 5] = [
-    Scratch::Heap,
-    Scratch::Pool,
-    Scratch::Stack,
-    Scratch::StackUninit,
-    Scratch::Hybrid,
-];
+const ALL: [Scratch; 7] = Scratch::ALL;
 
 fn item(l: f64, w: f64, h: f64, kg: f64) -> Item {
     Item {
@@ -83,7 +80,12 @@ fn every_strategy_agrees_at_127_128_and_129_items() {
         let order = generate_order(n, n as u64);
         let heap = pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Heap).unwrap();
         assert!(heap > 0);
-        for strategy in [Scratch::Pool, Scratch::Hybrid] {
+        for strategy in [
+            Scratch::Pool,
+            Scratch::Hybrid,
+            Scratch::SmallVec256,
+            Scratch::SmallVec32,
+        ] {
             assert_eq!(
                 pack_boxes(&order, BOX_KG, AIR_FACTOR, strategy),
                 Ok(heap),
@@ -255,6 +257,238 @@ fn the_s3_workloads_touch_what_they_promise() {
     assert_eq!(heap.bytes_allocated, 16 * 8);
     let (_, stack) = count(|| workloads::s1_stack(8));
     assert_eq!(stack.bytes_allocated, 0);
+}
+
+/// S11, S12: the smaller `SmallVec`'s inline capacity is 32 values, 16 items; every strategy
+/// agrees on either side of it too.
+#[test]
+fn s12_every_strategy_agrees_at_15_16_and_17_items() {
+    for n in [15, 16, 17] {
+        let order = generate_order(n, n as u64);
+        let heap = pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Heap).unwrap();
+        for strategy in ALL {
+            assert_eq!(
+                pack_boxes(&order, BOX_KG, AIR_FACTOR, strategy),
+                Ok(heap),
+                "{n} {strategy:?}"
+            );
+        }
+    }
+}
+
+/// The number of allocations one call of `f` makes.
+fn allocations(f: impl FnOnce() -> f64) -> u64 {
+    count(f).1.allocs
+}
+
+/// S12: a `SmallVec` allocates nothing while the request fits inline and exactly once above;
+/// the hand-written hybrid never allocates once its pool is warm.
+#[test]
+fn s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above() {
+    for n in workloads::S12_ITEMS {
+        let large = allocations(|| workloads::s12_smallvec::<[f64; 256]>(n));
+        assert_eq!(
+            large,
+            u64::from(2 * n > 256),
+            "SmallVec<[f64; 256]>, {n} items"
+        );
+        let small = allocations(|| workloads::s12_smallvec::<[f64; 32]>(n));
+        assert_eq!(
+            small,
+            u64::from(2 * n > 32),
+            "SmallVec<[f64; 32]>, {n} items"
+        );
+        workloads::s12_hybrid(n); // warm the pool for this size
+        assert_eq!(
+            allocations(|| workloads::s12_hybrid(n)),
+            0,
+            "hybrid, {n} items"
+        );
+    }
+    for (n, strategy, expected) in [
+        (16, Scratch::SmallVec32, 0),
+        (17, Scratch::SmallVec32, 1),
+        (128, Scratch::SmallVec256, 0),
+        (129, Scratch::SmallVec256, 1),
+    ] {
+        let order = generate_order(n, 12);
+        let (_, stats) = count(|| pack_boxes(&order, BOX_KG, AIR_FACTOR, strategy));
+        assert_eq!(stats.allocs, expected, "{n} items, {strategy:?}");
+        assert_eq!(stats.bytes_allocated, expected * 16 * n as u64);
+    }
+}
+
+/// S12: the inline array is part of the `SmallVec` value, so every move copies all of it; a
+/// `Vec` or a pool guard is a few words wherever the data is.
+#[test]
+fn s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved() {
+    let sizes: Vec<usize> = workloads::S12_VALUE_SIZES.iter().map(|(_, s)| *s).collect();
+    assert_eq!(sizes, [24, 32, 256, 272, 2048, 2064]);
+    let inside = |start: *const u8, size: usize, data: *const f64| {
+        (start as usize..start as usize + size).contains(&(data as usize))
+    };
+    let inline: InlineScratch = smallvec::smallvec![0.0; 256];
+    let start = std::ptr::from_ref(&inline).cast::<u8>();
+    assert!(!inline.spilled());
+    assert!(inside(start, size_of::<InlineScratch>(), inline.as_ptr()));
+    let spilled: SmallInlineScratch = smallvec::smallvec![0.0; 33];
+    let start = std::ptr::from_ref(&spilled).cast::<u8>();
+    assert!(spilled.spilled());
+    assert!(!inside(
+        start,
+        size_of::<SmallInlineScratch>(),
+        spilled.as_ptr()
+    ));
+}
+
+/// S13: every local that lives across an `.await` is a field of the future, so an 8 KiB array
+/// held across one makes the future 8 KiB; used in a plain function before the `.await`, or
+/// boxed, it does not.
+#[test]
+fn s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib() {
+    use stack_buffer::across_await::{BUFFER, block_on, future_sizes};
+    let [(_, held), (_, helper), (_, boxed)] = future_sizes();
+    assert!((BUFFER..BUFFER + 16).contains(&held), "{held}");
+    assert!(helper <= 8, "{helper}");
+    assert!(boxed <= 32, "{boxed}");
+    let (value, polls) = block_on(stack_buffer::across_await::buffer_boxed_across_await());
+    assert_eq!((value, polls), (0, 2), "pending once, then ready");
+    assert_eq!(
+        block_on(stack_buffer::across_await::buffer_dropped_before_await()),
+        (0, 2)
+    );
+}
+
+/// When this test binary is started by [`launcher`] with `STACK_BUFFER_PROBE` set, this test is
+/// the probe child: it runs the probe and exits (or dies of a stack overflow). In a normal run
+/// it does nothing.
+#[test]
+fn probe_child() {
+    if let Some(code) = probe::child_from_env() {
+        std::process::exit(if code == std::process::ExitCode::SUCCESS {
+            0
+        } else {
+            2
+        });
+    }
+}
+
+/// Starts this test binary again, running only [`probe_child`].
+fn launcher() -> Launcher {
+    Launcher::this_binary(&["--exact", "probe_child", "--nocapture", "--test-threads=1"])
+        .expect("this test binary")
+}
+
+const ONE_MIB: usize = 1 << 20;
+
+/// S8: the largest single array that survives on a thread with a 1 MiB stack is within 64 KiB
+/// of 1 MiB (the thread's own start-up frames and thread-local storage take the rest), and the
+/// next size aborts the process with Rust's stack-overflow message. A recursion of 8 KiB frames
+/// fits less: every frame has a few bytes of its own.
+#[test]
+#[cfg_attr(miri, ignore = "runs child processes")]
+fn s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib() {
+    let launcher = launcher();
+    let thread = Thread::Sized(ONE_MIB);
+    let (largest, failure) = launcher.largest_single_array(thread).unwrap();
+    assert!(
+        (ONE_MIB - (64 << 10)..ONE_MIB).contains(&largest),
+        "{largest}"
+    );
+    assert!(!failure.survived);
+    assert_eq!(failure.signal, Some(6), "SIGABRT: {}", failure.message);
+    assert!(
+        failure.message.contains("has overflowed its stack"),
+        "{}",
+        failure.message
+    );
+    let (depth, _) = launcher.deepest_descent(thread, 256).unwrap();
+    assert!((depth + 1) * probe::FRAME <= largest, "{depth} frames");
+}
+
+/// S13: in the dev profile `Box::new([0u8; N])` builds the array on the stack and copies it:
+/// on a 2 MiB thread 1 MiB survives and 2 MiB aborts the process. The three other ways build
+/// 16 MiB on the same thread. (Release builds remove the copy; this test binary is dev.)
+#[test]
+#[cfg_attr(miri, ignore = "runs child processes")]
+fn s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile() {
+    let launcher = launcher();
+    let thread = Thread::Sized(2 * ONE_MIB);
+    let spec = |way, bytes| Spec {
+        thread,
+        probe: Probe::Boxed(way, bytes),
+    };
+    if cfg!(debug_assertions) {
+        let (largest, failure) = launcher.largest_boxed(BoxWay::BoxNew, thread).unwrap();
+        assert_eq!(largest, Some(ONE_MIB));
+        let failure = failure.expect("2 MiB does not survive");
+        assert!(
+            failure.message.contains("has overflowed its stack"),
+            "{}",
+            failure.message
+        );
+    }
+    for way in [
+        BoxWay::VecIntoBoxedSlice,
+        BoxWay::NewZeroed,
+        BoxWay::TryFromBoxedSlice,
+    ] {
+        let run = launcher.run(spec(way, 16 * ONE_MIB)).unwrap();
+        assert!(run.survived, "{way:?}: {}", run.message);
+    }
+}
+
+/// S3: glibc serves requests of up to 1,032 bytes from the thread's own cache (last in, first
+/// out) and larger ones from the arena — the step in S3's heap columns between 256 B and 2 KiB.
+#[test]
+#[cfg(target_env = "gnu")]
+#[cfg_attr(miri, ignore = "Miri has its own allocator, not glibc's")]
+fn s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache() {
+    use stack_buffer::heap::{largest_lifo_request, malloc_free, reuses_last_freed};
+    assert!(reuses_last_freed(256));
+    assert!(reuses_last_freed(1032));
+    assert!(!reuses_last_freed(1040));
+    assert!(!reuses_last_freed(2048));
+    assert_eq!(largest_lifo_request(256, 4096), Some(1032));
+    assert_eq!(malloc_free(1040), 3);
+}
+
+/// S4: LLVM writes a zeroed stack array of up to 256 B as inline 16-byte stores and calls
+/// `memset` from 264 B — its limit of 16 stores for an inline `memset` on x86-64 without AVX.
+/// Read from the machine code of the workloads' own source (`src/kernel.rs`), compiled alone
+/// with the release profile's `opt-level=3` by `tests/fixtures/zeroing.rs`.
+#[test]
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(miri, ignore = "runs rustc and objdump")]
+fn s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above() {
+    use stack_buffer::disasm::{Verdict, disassemble};
+    use std::path::Path;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeroing.rs");
+    let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("s4-zeroing");
+    let status = std::process::Command::new("rustc")
+        .args([
+            "--edition=2024",
+            "-C",
+            "opt-level=3",
+            "-C",
+            "debuginfo=0",
+            "-o",
+        ])
+        .arg(&binary)
+        .arg(&fixture)
+        .status()
+        .expect("rustc runs");
+    assert!(status.success(), "the fixture compiles");
+    let verdict = |function: &str| {
+        disassemble(&binary, &format!("zeroing::{function}"))
+            .unwrap()
+            .verdict()
+    };
+    assert_eq!(verdict("zeroed_248b"), Verdict::InlineStores { bytes: 248 });
+    assert_eq!(verdict("zeroed_256b"), Verdict::InlineStores { bytes: 256 });
+    assert_eq!(verdict("zeroed_264b"), Verdict::MemsetCall);
+    assert_eq!(verdict("zeroed_2k"), Verdict::MemsetCall);
+    assert_eq!(verdict("uninit_2k"), Verdict::NoZeroing);
 }
 
 proptest! {

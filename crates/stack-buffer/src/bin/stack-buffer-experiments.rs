@@ -1,7 +1,8 @@
 //! Chapter 2's experiments binary: `cargo xtask report` runs it in release mode and reads its JSON.
 //!
-//! Started with `STACK_BUFFER_PROBE=<thread>:<depth>` it is instead a stack probe child (S8,
-//! S9): it descends `depth` frames of 8 KiB on that thread and exits 0 if it survived.
+//! Started with `STACK_BUFFER_PROBE=<spec>` it is instead a stack probe child (S8, S13): it
+//! runs that probe (`stack_buffer::probe::Spec`, e.g. `main:descend:100`,
+//! `sized=1048576:array:524288` or `spawned:box-new:4194304`) and exits 0 if it survived.
 
 #[global_allocator]
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();

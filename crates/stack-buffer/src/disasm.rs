@@ -1,0 +1,335 @@
+//! Reading what the compiler made of a function (S4): the zeroing in its machine code, as
+//! `objdump -d` prints it.
+//!
+//! The chapter's claim that small zeroed arrays become inline stores and large ones a `memset`
+//! call is read from the binary, not guessed. [`disassemble`] runs `objdump` on one function of
+//! a binary; [`read_zeroing`] classifies its lines. The reader understands x86-64 in AT&T
+//! syntax (objdump's default), which is what the chapter's machine produces.
+//!
+//! ```
+//! use stack_buffer::disasm::{read_zeroing, Verdict};
+//! let body = [
+//!     "   48e20:\tsub    $0x118,%rsp",
+//!     "   48e27:\txorps  %xmm0,%xmm0",
+//!     "   48e2a:\tmovaps %xmm0,0x100(%rsp)",
+//!     "   48e32:\tmovaps %xmm0,0xf0(%rsp)",
+//! ];
+//! let read = read_zeroing(&body);
+//! assert_eq!((read.zero_stores, read.zero_store_bytes), (2, 32));
+//! assert_eq!(read.verdict(), Verdict::InlineStores { bytes: 32 });
+//! ```
+
+use std::fmt;
+use std::path::Path;
+use std::process::Command;
+
+/// What one function's machine code does about zeroing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Disassembly {
+    /// Instructions in the function.
+    pub instructions: usize,
+    /// Stores to memory of a register zeroed in the same function (`xorps`/`pxor`) or of an
+    /// immediate 0. Stack probes are not counted here.
+    pub zero_stores: usize,
+    /// The bytes those stores write.
+    pub zero_store_bytes: usize,
+    /// Stack probes: `sub $0x1000,%rsp` then a store to `(%rsp)`, one per 4 KiB page of a
+    /// frame larger than a page.
+    pub stack_probes: usize,
+    /// A call (or tail call) to `memset`.
+    pub memset_call: bool,
+    /// A `rep stos` instruction.
+    pub rep_stos: bool,
+}
+
+/// How a function zeroes, in one word: the S4 table's last column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It calls `memset`.
+    MemsetCall,
+    /// It uses `rep stos`.
+    RepStos,
+    /// It zeroes with inline stores, writing this many bytes.
+    InlineStores {
+        /// Bytes written by the zero stores.
+        bytes: usize,
+    },
+    /// It does not zero anything.
+    NoZeroing,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::MemsetCall => f.write_str("a `memset` call"),
+            Verdict::RepStos => f.write_str("`rep stos`"),
+            Verdict::InlineStores { bytes } => write!(f, "inline stores ({bytes} B)"),
+            Verdict::NoZeroing => f.write_str("no zeroing"),
+        }
+    }
+}
+
+impl Disassembly {
+    /// The one-word summary: a `memset` call wins over `rep stos`, which wins over inline
+    /// stores.
+    pub fn verdict(&self) -> Verdict {
+        if self.memset_call {
+            Verdict::MemsetCall
+        } else if self.rep_stos {
+            Verdict::RepStos
+        } else if self.zero_stores > 0 {
+            Verdict::InlineStores {
+                bytes: self.zero_store_bytes,
+            }
+        } else {
+            Verdict::NoZeroing
+        }
+    }
+}
+
+/// The width in bytes of a vector register operand (`%xmm…`, `%ymm…`, `%zmm…`), 0 otherwise.
+fn vector_width(register: &str) -> usize {
+    match register.get(..4) {
+        Some("%xmm") => 16,
+        Some("%ymm") => 32,
+        Some("%zmm") => 64,
+        _ => 0,
+    }
+}
+
+/// The width of a store of an immediate, from the mnemonic's size suffix (`movq` = 8 bytes).
+fn suffix_width(mnemonic: &str) -> usize {
+    match mnemonic.chars().last() {
+        Some('q') => 8,
+        Some('l') => 4,
+        Some('w') => 2,
+        _ => 1,
+    }
+}
+
+/// Reads the zeroing in one function's AT&T-syntax disassembly, one instruction per line as
+/// `objdump -d --no-show-raw-insn` prints it (`   addr:\tmnemonic operands`): vector stores
+/// from a register zeroed by `xor`/`pxor` in the same function, stores of `$0x0`, stack
+/// probes, `rep stos` and calls to `memset`.
+pub fn read_zeroing(body: &[&str]) -> Disassembly {
+    let mut zeroed: Vec<String> = Vec::new();
+    let mut read = Disassembly {
+        instructions: body.len(),
+        ..Disassembly::default()
+    };
+    let mut after_page_step = false;
+    for line in body {
+        let page_step = line.contains("sub") && line.contains("$0x1000,%rsp");
+        let probe = after_page_step && line.contains("(%rsp)") && !line.contains("sub");
+        after_page_step = page_step;
+        if probe {
+            read.stack_probes += 1;
+            continue;
+        }
+        if (line.contains("call") || line.contains("jmp")) && line.contains("memset") {
+            read.memset_call = true;
+        }
+        if line.contains("rep stos") {
+            read.rep_stos = true;
+        }
+        let mut parts = line.split_whitespace().skip(1);
+        let mnemonic = parts.next().unwrap_or("");
+        let operands: Vec<&str> = parts.next().unwrap_or("").split(',').collect();
+        let is_xor = ["xorps", "pxor", "vxorps", "vpxor", "xorpd", "vxorpd"].contains(&mnemonic);
+        if is_xor && operands.windows(2).all(|w| w[0] == w[1]) {
+            zeroed.push(operands[0].to_owned());
+            continue;
+        }
+        let Some((dst, src)) = operands.split_last() else {
+            continue;
+        };
+        if !dst.contains('(') {
+            // A register written by anything else is no longer known to be zero.
+            zeroed.retain(|r| r != dst);
+            continue;
+        }
+        match src.first() {
+            Some(reg) if vector_width(reg) > 0 && zeroed.iter().any(|r| r == reg) => {
+                read.zero_stores += 1;
+                read.zero_store_bytes += vector_width(reg);
+            }
+            Some(&"$0x0") => {
+                read.zero_stores += 1;
+                read.zero_store_bytes += suffix_width(mnemonic);
+            }
+            _ => {}
+        }
+    }
+    read
+}
+
+/// The lines of `symbol`'s body in `objdump -d -C` output: from the line after `<symbol>:` to
+/// the next blank line. Empty if the symbol is not there.
+pub fn function_body<'a>(objdump_output: &'a str, symbol: &str) -> Vec<&'a str> {
+    let header = format!("<{symbol}>:");
+    objdump_output
+        .lines()
+        .skip_while(|l| !l.ends_with(&header))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// Runs `objdump -d -C` on one function of `binary` (its demangled path, e.g.
+/// `stack_buffer::workloads::zeroed_2k`) and reads its zeroing.
+///
+/// # Errors
+/// If `objdump` cannot be run or fails, or the function is not in the binary (inlined
+/// everywhere, or a wrong name).
+pub fn disassemble(binary: &Path, symbol: &str) -> Result<Disassembly, String> {
+    let output = Command::new("objdump")
+        .args(["-d", "-C", "--no-show-raw-insn"])
+        .arg(format!("--disassemble={symbol}"))
+        .arg(binary)
+        .output()
+        .map_err(|err| format!("cannot run objdump: {err}"))?;
+    if !output.status.success() {
+        return Err(format!("objdump failed ({})", output.status));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let body = function_body(&text, symbol);
+    if body.is_empty() {
+        return Err(format!("`{symbol}` not found in {}", binary.display()));
+    }
+    Ok(read_zeroing(&body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `zeroed_256b` from the release experiments binary (rustc 1.95.0, x86-64), its panic
+    /// paths cut: sixteen 16-byte stores of a zeroed `%xmm0`.
+    const ZEROED_256B: &str = "
+0000000000048e20 <stack_buffer::workloads::zeroed_256b>:
+   48e20:\tsub    $0x118,%rsp
+   48e27:\txorps  %xmm0,%xmm0
+   48e2a:\tmovaps %xmm0,0x100(%rsp)
+   48e32:\tmovaps %xmm0,0xf0(%rsp)
+   48e3a:\tmovaps %xmm0,0xe0(%rsp)
+   48e42:\tmovaps %xmm0,0xd0(%rsp)
+   48e4a:\tmovaps %xmm0,0xc0(%rsp)
+   48e52:\tmovaps %xmm0,0xb0(%rsp)
+   48e5a:\tmovaps %xmm0,0xa0(%rsp)
+   48e62:\tmovaps %xmm0,0x90(%rsp)
+   48e6a:\tmovaps %xmm0,0x80(%rsp)
+   48e72:\tmovaps %xmm0,0x70(%rsp)
+   48e77:\tmovaps %xmm0,0x60(%rsp)
+   48e7c:\tmovaps %xmm0,0x50(%rsp)
+   48e81:\tmovaps %xmm0,0x40(%rsp)
+   48e86:\tmovaps %xmm0,0x30(%rsp)
+   48e8b:\tmovaps %xmm0,0x20(%rsp)
+   48e90:\tmovaps %xmm0,0x10(%rsp)
+   48e95:\tlea    0x10(%rsp),%rax
+   48e9a:\tmov    %rax,(%rsp)
+   48e9e:\tmovq   $0x20,0x8(%rsp)
+   48ebc:\tmovabs $0x3ff0000000000000,%rdx
+   48ec6:\tmov    %rdx,(%rcx)
+   48ef6:\tmovsd  (%rax),%xmm0
+   48efa:\taddsd  (%rax,%rdi,8),%xmm0
+   48eff:\tadd    $0x118,%rsp
+   48f06:\tret
+
+0000000000048f40 <stack_buffer::workloads::uninit_256b>:
+   48f40:\tsub    $0x100,%rsp
+";
+
+    /// `zeroed_8k`, its first instructions: two stack probes, then `memset`.
+    const ZEROED_8K: &str = "
+000000000004a0e0 <stack_buffer::workloads::zeroed_8k>:
+   4a0e0:\tpush   %rbx
+   4a0e1:\tsub    $0x1000,%rsp
+   4a0e8:\tmovq   $0x0,(%rsp)
+   4a0f0:\tsub    $0x1000,%rsp
+   4a0f7:\tmovq   $0x0,(%rsp)
+   4a0ff:\tsub    $0x10,%rsp
+   4a103:\tlea    0x10(%rsp),%rbx
+   4a108:\tmov    $0x2000,%edx
+   4a10d:\tmov    %rbx,%rdi
+   4a110:\txor    %esi,%esi
+   4a112:\tcall   *0x72098(%rip)        # bc1b0 <memset@GLIBC_2.2.5>
+   4a118:\tmov    %rbx,(%rsp)
+   4a11c:\tmovq   $0x400,0x8(%rsp)
+   4a17d:\tadd    $0x2010,%rsp
+   4a184:\tpop    %rbx
+   4a185:\tret
+";
+
+    /// `uninit_8k`: one stack probe, and the touch's two stores of 1.0 and 2.0.
+    const UNINIT_8K: &str = "
+0000000000049fb0 <stack_buffer::workloads::uninit_8k>:
+   49fb0:\tsub    $0x1000,%rsp
+   49fb7:\tmovq   $0x0,(%rsp)
+   49fbf:\tsub    $0xf88,%rsp
+   49fc6:\tlea    -0x78(%rsp),%rax
+   49fda:\tmovabs $0x3ff0000000000000,%rcx
+   49fe4:\tmov    %rcx,(%rax)
+   49fe7:\tmovabs $0x4000000000000000,%rcx
+   49ff1:\tmov    %rcx,0x1ff8(%rax)
+   4a00a:\tadd    $0x1f88,%rsp
+   4a011:\tret
+";
+
+    fn read(text: &str, symbol: &str) -> Disassembly {
+        let body = function_body(text, symbol);
+        assert!(!body.is_empty(), "{symbol} not found");
+        read_zeroing(&body)
+    }
+
+    #[test]
+    fn s4_sixteen_vector_stores_zero_256_bytes_inline() {
+        let d = read(ZEROED_256B, "stack_buffer::workloads::zeroed_256b");
+        assert_eq!(d.instructions, 27, "the body stops at the blank line");
+        assert_eq!((d.zero_stores, d.zero_store_bytes), (16, 256));
+        assert_eq!(d.verdict(), Verdict::InlineStores { bytes: 256 });
+        assert_eq!(d.verdict().to_string(), "inline stores (256 B)");
+        assert_eq!(d.stack_probes, 0);
+    }
+
+    #[test]
+    fn s4_an_8k_frame_has_two_stack_probes_and_a_memset_call() {
+        let d = read(ZEROED_8K, "stack_buffer::workloads::zeroed_8k");
+        assert_eq!(d.stack_probes, 2, "one store per 4 KiB page, not zeroing");
+        assert_eq!(d.zero_stores, 0);
+        assert!(d.memset_call);
+        assert_eq!(d.verdict(), Verdict::MemsetCall);
+    }
+
+    #[test]
+    fn s4_the_unzeroed_array_has_a_probe_and_no_zeroing() {
+        let d = read(UNINIT_8K, "stack_buffer::workloads::uninit_8k");
+        assert_eq!(d.stack_probes, 1);
+        assert_eq!(
+            d.zero_stores, 0,
+            "the stores of 1.0 and 2.0 are not zero stores"
+        );
+        assert_eq!(d.verdict(), Verdict::NoZeroing);
+    }
+
+    #[test]
+    fn a_register_overwritten_after_xor_is_no_longer_zero() {
+        let body = [
+            "   0:\txorps  %xmm1,%xmm1",
+            "   3:\tmovaps %xmm1,(%rsp)",
+            "   7:\tmovaps 0x10(%rdi),%xmm1",
+            "   b:\tmovaps %xmm1,0x10(%rsp)",
+            "   f:\tmovl   $0x0,0x20(%rsp)",
+            "  17:\trep stos %rax,%es:(%rdi)",
+        ];
+        let d = read_zeroing(&body);
+        assert_eq!((d.zero_stores, d.zero_store_bytes), (2, 20));
+        assert!(d.rep_stos);
+        assert_eq!(d.verdict(), Verdict::RepStos);
+    }
+
+    #[test]
+    fn a_missing_symbol_has_an_empty_body() {
+        assert!(function_body(ZEROED_256B, "stack_buffer::workloads::zeroed_2k").is_empty());
+        assert!(function_body(ZEROED_256B, "zeroed_256").is_empty());
+    }
+}
