@@ -385,8 +385,11 @@ fn is_numeric(cell: &Cell) -> bool {
 /// assert_eq!(table.rows[1], vec![Cell::Bytes(256), Cell::Count(4)]);
 /// ```
 pub struct Columns<'a, R: ?Sized> {
-    columns: Vec<(String, Box<dyn Fn(&R) -> Cell + 'a>)>,
+    columns: Vec<(String, CellOf<'a, R>)>,
 }
+
+/// How a column computes its cell from a row.
+type CellOf<'a, R> = Box<dyn Fn(&R) -> Cell + 'a>;
 
 impl<R: ?Sized> std::fmt::Debug for Columns<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
