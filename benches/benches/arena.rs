@@ -7,20 +7,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 fn a1_two_hundred_thousand_nodes(c: &mut Criterion) {
     let mut group = c.benchmark_group("A1");
     group.sample_size(20);
-    for (name, f) in [
-        (
-            "push_no_reserve",
-            arena::push_no_reserve as fn(usize) -> u64,
-        ),
-        ("push_reserved", arena::push_reserved),
-        ("one_allocation", arena::one_allocation),
-        ("box_per_item", arena::box_per_item),
-        ("bump_per_item", arena::bump_per_item),
-        ("bump_with_capacity", arena::bump_with_capacity),
-        ("typed_arena_per_item", arena::typed_arena_per_item),
-        ("pool_per_item", arena::pool_per_item),
-    ] {
-        group.bench_function(name, |b| b.iter(|| f(black_box(arena::N))));
+    for way in arena::WAYS {
+        group.bench_function(way.name, |b| b.iter(|| (way.run)(black_box(arena::N))));
     }
     group.finish();
 }

@@ -1,8 +1,9 @@
 //! One function, any allocator (A4, A5): allocators passed as a parameter, through the
 //! `allocator-api2` crate (the stable mirror of the standard library's unstable `Allocator`
-//! trait), and a wrapper that counts what each one does.
+//! trait), a wrapper that counts what each one does, and an adapter that makes any global
+//! allocator (glibc's, mimalloc) one of them.
 
-use std::alloc::Layout;
+use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::ptr::NonNull;
 
@@ -155,5 +156,105 @@ unsafe impl Allocator for NeverInPlace {
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
         // SAFETY: `ptr` came from `Global` (see `allocate`) with `layout`.
         unsafe { Global.deallocate(ptr, layout) }
+    }
+}
+
+/// Any global allocator (`std::alloc::System`, mimalloc's handle) as an [`Allocator`], with
+/// growth and shrinking going to its own `realloc`: the allocator, not the trait's default,
+/// decides whether a block grows in place (A4).
+///
+/// ```
+/// use arena::allocators::{Counting, Through, push_in};
+/// let glibc = Counting::new(Through(std::alloc::System));
+/// push_in(1_000, &glibc);
+/// let calls = glibc.calls();
+/// // 1,000 pushes: the first allocation (4 nodes), then 8 doublings up to 1,024.
+/// assert_eq!(calls.grown_in_place + calls.moved, 8);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Through<G>(pub G);
+
+impl<G: GlobalAlloc> Through<G> {
+    /// A block of `layout` from `get`, which is only called for a non-zero size (a zero-sized
+    /// block is a dangling, well-aligned pointer, as the trait allows).
+    fn block(layout: Layout, get: impl FnOnce() -> *mut u8) -> Result<NonNull<[u8]>, AllocError> {
+        let ptr = if layout.size() == 0 {
+            // An address equal to the alignment is non-null and aligned; no byte is ever read.
+            NonNull::new(std::ptr::without_provenance_mut(layout.align()))
+        } else {
+            NonNull::new(get())
+        };
+        ptr.map(|p| NonNull::slice_from_raw_parts(p, layout.size()))
+            .ok_or(AllocError)
+    }
+
+    /// `realloc` where it applies (same alignment, a non-empty block), otherwise allocate, copy
+    /// and free.
+    ///
+    /// # Safety
+    /// `ptr` is a block of this allocator with `old`; `new` is a valid layout.
+    unsafe fn resize(
+        &self,
+        ptr: NonNull<u8>,
+        old: Layout,
+        new: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        if old.size() == 0 || new.size() == 0 || old.align() != new.align() {
+            let block = self.allocate(new)?;
+            // SAFETY: both blocks are valid for the smaller size and are distinct allocations
+            // (`ptr` is still live); then `ptr` goes back with the layout it was made with.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    ptr.as_ptr(),
+                    block.cast::<u8>().as_ptr(),
+                    old.size().min(new.size()),
+                );
+                self.deallocate(ptr, old);
+            }
+            return Ok(block);
+        }
+        // SAFETY: `ptr` was allocated by `self.0` with `old` (non-zero size), `new.size()` is
+        // non-zero, and a `Layout` never overflows `isize` when rounded to its alignment.
+        Self::block(new, || unsafe {
+            self.0.realloc(ptr.as_ptr(), old, new.size())
+        })
+    }
+}
+
+// SAFETY: non-empty blocks come from `G::alloc` / `G::realloc` and go back to `G::dealloc` /
+// `G::realloc` with the layout they were made with; empty blocks are dangling and never freed.
+// `resize` keeps the contents up to the smaller size, as `grow` and `shrink` require.
+unsafe impl<G: GlobalAlloc> Allocator for Through<G> {
+    fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+        // SAFETY: `block` calls this only for a non-zero size.
+        Self::block(layout, || unsafe { self.0.alloc(layout) })
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        if layout.size() != 0 {
+            // SAFETY: the caller guarantees `ptr` is a live block of this allocator with
+            // `layout`; a non-empty one came from `G`.
+            unsafe { self.0.dealloc(ptr.as_ptr(), layout) }
+        }
+    }
+
+    unsafe fn grow(
+        &self,
+        ptr: NonNull<u8>,
+        old_layout: Layout,
+        new_layout: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        // SAFETY: the caller upholds `grow`'s contract, which is `resize`'s.
+        unsafe { self.resize(ptr, old_layout, new_layout) }
+    }
+
+    unsafe fn shrink(
+        &self,
+        ptr: NonNull<u8>,
+        old_layout: Layout,
+        new_layout: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        // SAFETY: the caller upholds `shrink`'s contract, which is `resize`'s.
+        unsafe { self.resize(ptr, old_layout, new_layout) }
     }
 }

@@ -78,3 +78,96 @@
 //! assert_eq!(node.id, 7);
 //! drop(bump);
 //! ```
+
+/// One rule of this module: what the Zig seed leaves to the programmer, and what Rust does with
+/// the same code. Chapter 4's A8 table lists them; each is a section above with a
+/// `compile_fail` example (when Rust refuses) and a compiling twin.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// The heading of its section above, without its number.
+    pub section: &'static str,
+    /// What the same code does in Zig.
+    pub zig: &'static str,
+    /// What Rust does.
+    pub rust: &'static str,
+    /// The compiler's error code, or `None` when the code compiles.
+    pub error: Option<&'static str>,
+}
+
+/// The rules, in the order of the sections above.
+pub const RULES: [Rule; 4] = [
+    Rule {
+        section: "A reference into a `Vec` held across `push`",
+        zig: "a pointer into an `ArrayList` kept across `append` dangles if that append reallocated; the seed reserves capacity so that it does not, a rule the programmer keeps",
+        rust: "refused, even after `with_capacity`: `push` takes `&mut self` while `&v[i]` borrows the vector",
+        error: Some("E0502"),
+    },
+    Rule {
+        section: "What an arena allows instead",
+        zig: "pointers into an arena stay valid while it allocates more",
+        rust: "allowed: `Bump::alloc` takes `&self` and never moves a value, even when it starts a new chunk",
+        error: None,
+    },
+    Rule {
+        section: "`Bump::reset` while something borrows the arena",
+        zig: "`arena.reset(…)` compiles while pointers into the arena are still in use; they dangle",
+        rust: "refused: `reset` takes `&mut self`, so no reference returned by `alloc` may be alive",
+        error: Some("E0502"),
+    },
+    Rule {
+        section: "Dropping the arena while something borrows it",
+        zig: "`arena.deinit()` compiles while pointers into the arena are still in use; they dangle",
+        rust: "refused: dropping the `Bump` moves it out while it is borrowed",
+        error: Some("E0505"),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::RULES;
+
+    /// The sections of this file's module docs: heading, then the text up to the next heading.
+    fn sections() -> Vec<(String, String)> {
+        let docs: String = include_str!("contract.rs")
+            .lines()
+            .filter_map(|line| line.strip_prefix("//!"))
+            .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+            .collect();
+        docs.split("\n# ")
+            .skip(1)
+            .map(|section| {
+                let (heading, body) = section.split_once('\n').unwrap_or((section, ""));
+                let heading = heading.split_once(". ").map_or(heading, |(_, h)| h);
+                (heading.to_owned(), body.to_owned())
+            })
+            .collect()
+    }
+
+    /// A8: every rule of the table is a section with its `compile_fail` example (and the error
+    /// code nightly rustdoc checks) when Rust refuses the code, and always a compiling example.
+    #[test]
+    fn a8_every_rule_is_a_section_with_its_compile_fail_example_and_a_compiling_twin() {
+        let sections = sections();
+        assert_eq!(sections.len(), RULES.len());
+        for (rule, (heading, body)) in RULES.iter().zip(&sections) {
+            assert_eq!(rule.section, heading);
+            let refused = body.matches("```compile_fail").count();
+            match rule.error {
+                Some(code) => {
+                    assert_eq!(refused, 1, "{heading}");
+                    assert!(
+                        body.contains(&format!("```compile_fail,{code}\n")),
+                        "{heading}"
+                    );
+                    assert!(
+                        body.contains(&format!("({code})")),
+                        "{heading}: names {code}"
+                    );
+                }
+                None => assert_eq!(refused, 0, "{heading}"),
+            }
+            // Plain fences: the close of each refused example, the open and close of the twin.
+            assert_eq!(body.matches("\n```\n").count(), refused + 2, "{heading}");
+        }
+    }
+}

@@ -115,6 +115,68 @@ pub fn pool_per_item(n: usize) -> u64 {
     checksum(pool.iter().map(|(_, n)| n))
 }
 
+/// One of A1's eight ways to create [`N`] nodes: the function, its name (the criterion bench's
+/// label) and how the chapter's tables name it. The experiments, the bench and the tests all
+/// iterate [`WAYS`].
+#[derive(Clone, Copy, Debug)]
+pub struct Way {
+    /// The function's name.
+    pub name: &'static str,
+    /// The label in the chapter's tables (markdown).
+    pub label: &'static str,
+    /// The workload: creates `n` nodes and returns their checksum.
+    pub run: fn(usize) -> u64,
+}
+
+/// Each of A1's ways by name, so a table or a conclusion can refer to one.
+pub mod ways {
+    use super::Way;
+
+    /// A way named after its function, so the bench's name cannot drift from the code.
+    macro_rules! way {
+        ($function:ident, $label:literal) => {
+            Way {
+                name: stringify!($function),
+                label: $label,
+                run: super::$function,
+            }
+        };
+    }
+
+    /// [`push_no_reserve`](super::push_no_reserve).
+    pub const PUSH_NO_RESERVE: Way = way!(push_no_reserve, "`Vec::push`, no reserve");
+    /// [`push_reserved`](super::push_reserved).
+    pub const PUSH_RESERVED: Way = way!(push_reserved, "`Vec::with_capacity` then push");
+    /// [`one_allocation`](super::one_allocation).
+    pub const ONE_ALLOCATION: Way = way!(one_allocation, "one allocation (`Box<[Node]>`)");
+    /// [`box_per_item`](super::box_per_item).
+    pub const BOX_PER_ITEM: Way = way!(box_per_item, "one `Box` per item");
+    /// [`bump_per_item`](super::bump_per_item).
+    pub const BUMP_PER_ITEM: Way = way!(bump_per_item, "`bumpalo`, one `alloc` per item");
+    /// [`bump_with_capacity`](super::bump_with_capacity).
+    pub const BUMP_WITH_CAPACITY: Way =
+        way!(bump_with_capacity, "`bumpalo`, `Bump::with_capacity`");
+    /// [`typed_arena_per_item`](super::typed_arena_per_item).
+    pub const TYPED_ARENA_PER_ITEM: Way =
+        way!(typed_arena_per_item, "`typed-arena`, one `alloc` per item");
+    /// [`pool_per_item`](super::pool_per_item).
+    pub const POOL_PER_ITEM: Way =
+        way!(pool_per_item, "free-list pool (`slab`), one slot per item");
+}
+
+/// A1's eight ways, in the order of its table: the seed's rows, with the two it did not have
+/// (`Bump::with_capacity`, `typed-arena`) before the pool.
+pub const WAYS: [Way; 8] = [
+    ways::PUSH_NO_RESERVE,
+    ways::PUSH_RESERVED,
+    ways::ONE_ALLOCATION,
+    ways::BOX_PER_ITEM,
+    ways::BUMP_PER_ITEM,
+    ways::BUMP_WITH_CAPACITY,
+    ways::TYPED_ARENA_PER_ITEM,
+    ways::POOL_PER_ITEM,
+];
+
 /// The churn workload's size: objects kept live.
 pub const CHURN_LIVE: usize = 10_000;
 /// The churn workload's length: each step frees one object and creates one.
