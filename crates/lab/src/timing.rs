@@ -852,6 +852,45 @@ impl Measured {
         agree(self.process_count(), |p| f(&self.processes[p]))
     }
 
+    /// Which of two methods is faster, judged in every process: `a_label` where `a` was
+    /// resolvably faster, `b_label` where `b` was.
+    pub fn faster_of(&self, a: &str, a_label: &str, b: &str, b_label: &str) -> Claim {
+        self.verdict(|p| {
+            p.faster(a, b)
+                .map(|a_wins| if a_wins { a_label } else { b_label }.to_owned())
+        })
+    }
+
+    /// A target judged in every process: `met(p)` says whether process `p` met it (`None`: the
+    /// question was not resolvable there). Prints *met* or *missed* when every process agrees.
+    pub fn target(&self, met: impl Fn(&Measurements) -> Option<bool>) -> Claim {
+        self.verdict(|p| met(p).map(|yes| if yes { "met" } else { "missed" }.to_owned()))
+    }
+
+    /// A target "`fast` at least `factor`× faster than `slow`", judged in every process: *met*
+    /// where `fast` is resolvably faster by at least that factor, *missed* where it is not.
+    pub fn target_speedup(&self, fast: &str, slow: &str, factor: f64) -> Claim {
+        self.target(|p| {
+            let faster = p.faster(fast, slow)?;
+            Some(faster && p.ratio(slow, fast) >= factor)
+        })
+    }
+
+    /// States one conclusion per allocator this run was measured under: `claim(allocator)` in
+    /// words, `judge(the run under it)` for the result.
+    pub fn conclude_under_each(
+        &self,
+        table: &mut Table,
+        claim: impl Fn(Allocator) -> String,
+        judge: impl Fn(&Measured) -> Claim,
+    ) {
+        for allocator in Allocator::ALL {
+            if let Some(under) = self.under(allocator) {
+                table.conclude(claim(allocator), judge(under));
+            }
+        }
+    }
+
     /// The largest twin disagreement of any method in any process, as a percentage.
     pub fn worst_twin_pct(&self) -> f64 {
         self.methods()
