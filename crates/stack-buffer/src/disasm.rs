@@ -40,6 +40,11 @@ pub struct Disassembly {
     pub memset_call: bool,
     /// A `rep stos` instruction.
     pub rep_stos: bool,
+    /// Calls (or tail calls) to `memcpy`: a value moved in memory, not zeroed.
+    pub memcpy_calls: usize,
+    /// The bytes those calls copy, where the size is an immediate loaded into `%edx`/`%rdx`
+    /// (the third argument) before the call; calls of unknown size add nothing.
+    pub memcpy_bytes: usize,
 }
 
 /// How a function zeroes, in one word: the S4 table's last column.
@@ -110,7 +115,8 @@ fn suffix_width(mnemonic: &str) -> usize {
 /// Reads the zeroing in one function's AT&T-syntax disassembly, one instruction per line as
 /// `objdump -d --no-show-raw-insn` prints it (`   addr:\tmnemonic operands`): vector stores
 /// from a register zeroed by `xor`/`pxor` in the same function, stores of `$0x0`, stack
-/// probes, `rep stos` and calls to `memset`.
+/// probes, `rep stos` and calls to `memset`; and calls to `memcpy`, with their size when it is
+/// an immediate.
 pub fn read_zeroing(body: &[&str]) -> Disassembly {
     let mut zeroed: Vec<String> = Vec::new();
     let mut read = Disassembly {
@@ -118,6 +124,7 @@ pub fn read_zeroing(body: &[&str]) -> Disassembly {
         ..Disassembly::default()
     };
     let mut after_page_step = false;
+    let mut third_argument: Option<usize> = None;
     for line in body {
         let page_step = line.contains("sub") && line.contains("$0x1000,%rsp");
         let probe = after_page_step && line.contains("(%rsp)") && !line.contains("sub");
@@ -132,9 +139,18 @@ pub fn read_zeroing(body: &[&str]) -> Disassembly {
         if line.contains("rep stos") {
             read.rep_stos = true;
         }
+        if (line.contains("call") || line.contains("jmp")) && line.contains("memcpy") {
+            read.memcpy_calls += 1;
+            read.memcpy_bytes += third_argument.take().unwrap_or(0);
+        }
         let mut parts = line.split_whitespace().skip(1);
         let mnemonic = parts.next().unwrap_or("");
         let operands: Vec<&str> = parts.next().unwrap_or("").split(',').collect();
+        if let [src, "%edx" | "%rdx"] = operands[..] {
+            third_argument = src
+                .strip_prefix("$0x")
+                .and_then(|hex| usize::from_str_radix(hex, 16).ok());
+        }
         let is_xor = ["xorps", "pxor", "vxorps", "vpxor", "xorpd", "vxorpd"].contains(&mnemonic);
         if is_xor && operands.windows(2).all(|w| w[0] == w[1]) {
             zeroed.push(operands[0].to_owned());
@@ -325,6 +341,24 @@ mod tests {
         assert_eq!((d.zero_stores, d.zero_store_bytes), (2, 20));
         assert!(d.rep_stos);
         assert_eq!(d.verdict(), Verdict::RepStos);
+    }
+
+    /// S12: a `SmallVec<[f64; 256]>` built and moved: the `memset` of the values in use, then a
+    /// `memcpy` of the whole value (0x808 = 2,056 bytes).
+    #[test]
+    fn s12_a_memcpy_of_immediate_size_is_counted_with_its_bytes() {
+        let body = [
+            "   e0771:\tmov    %rbx,%rdx",
+            "   e0774:\tcall   *0xc9a6e(%rip)        # 1aa1e8 <memset@GLIBC_2.2.5>",
+            "   e0798:\tmov    $0x808,%edx",
+            "   e079d:\tmov    %r14,%rdi",
+            "   e07a0:\tcall   *0xc9b3a(%rip)        # 1aa2e0 <memcpy@GLIBC_2.14>",
+            "   e07b0:\tmov    %rax,%rdx",
+            "   e07c0:\tjmp    *0xc9b3a(%rip)        # 1aa2e0 <memcpy@GLIBC_2.14>",
+        ];
+        let d = read_zeroing(&body);
+        assert!(d.memset_call);
+        assert_eq!((d.memcpy_calls, d.memcpy_bytes), (2, 2056));
     }
 
     #[test]

@@ -6,7 +6,9 @@ pub mod disasm;
 #[cfg(feature = "experiments")]
 pub mod experiments;
 pub mod heap;
+pub mod lints;
 pub mod probe;
+pub mod verdicts;
 pub mod workloads;
 
 use std::fmt;

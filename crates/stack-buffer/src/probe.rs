@@ -392,10 +392,16 @@ impl Launcher {
     pub fn this_binary(args: &[&str]) -> Result<Launcher, String> {
         let exe =
             std::env::current_exe().map_err(|err| format!("cannot locate the binary: {err}"))?;
-        Ok(Launcher {
+        Ok(Launcher::binary(exe, args))
+    }
+
+    /// Another binary that calls [`child_from_env`] first thing, started with `args` (S13
+    /// runs the dev-profile build of the experiments binary this way).
+    pub fn binary(exe: PathBuf, args: &[&str]) -> Launcher {
+        Launcher {
             exe,
             args: args.iter().map(|a| (*a).to_owned()).collect(),
-        })
+        }
     }
 
     /// Runs `spec` in a child process and waits for it.
@@ -415,6 +421,7 @@ impl Launcher {
             message: String::from_utf8_lossy(&output.stderr)
                 .lines()
                 .filter(|l| !l.trim().is_empty())
+                .map(without_thread_ids)
                 .collect::<Vec<_>>()
                 .join(" / "),
         })
@@ -513,6 +520,29 @@ impl Launcher {
     }
 }
 
+/// A line of a child's standard error without the thread ids Rust prints in parentheses
+/// (`thread 'main' (26066) has overflowed its stack`), so the same crash reads the same on
+/// every run.
+pub fn without_thread_ids(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(" (") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        match after.find(')') {
+            Some(end) if end > 0 && after[..end].bytes().all(|b| b.is_ascii_digit()) => {
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str(" (");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A signal number as the S8 table names it.
 pub fn signal_name(signal: Option<i32>) -> String {
     match signal {
@@ -581,6 +611,7 @@ fn hold(frames: usize, ready: &Barrier, release: &Barrier) -> u8 {
 mod tests {
     use super::*;
 
+    /// S8, S13: a probe's spec survives the trip to the child process.
     #[test]
     fn specs_round_trip_through_their_text_form() {
         for spec in [
@@ -616,5 +647,14 @@ mod tests {
         assert_eq!(single_array((ARRAY_SIZES + 1) * ARRAY_STEP), None);
         assert_eq!(boxed(BoxWay::NewZeroed, 1000), None);
         assert_eq!(signal_name(Some(6)), "SIGABRT (6)");
+    }
+
+    #[test]
+    fn thread_ids_are_left_out_of_a_crash_message() {
+        assert_eq!(
+            without_thread_ids("thread 'main' (26066) has overflowed its stack"),
+            "thread 'main' has overflowed its stack"
+        );
+        assert_eq!(without_thread_ids("SIGABRT (6) (x) ("), "SIGABRT (x) (");
     }
 }

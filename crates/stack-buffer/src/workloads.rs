@@ -83,6 +83,10 @@ sized! {
 /// A workload function: builds its buffer, touches it, returns what it read.
 pub type Workload = fn() -> f64;
 
+/// A workload function for an order of N items: builds a buffer of 2N values, touches it,
+/// returns what it read.
+pub type PerItems = fn(usize) -> f64;
+
 macro_rules! zeroed_only {
     ($($zeroed:ident, $n:literal;)*) => {
         $(
@@ -124,7 +128,13 @@ pub fn memset_existing(buf: &mut [f64]) -> f64 {
     touch(buf)
 }
 
-/// S1: a usable buffer of `2n` values from the heap, touched.
+/// S1: the order sizes (items; the buffer holds 2N values), from 1 item to one past the stack
+/// capacity of [`MAX_STACK_ITEMS`] = 128.
+pub const S1_ITEMS: [usize; 8] = [1, 4, 8, 16, 32, 64, 128, 256];
+
+/// S1: a usable buffer of `2n` values from the heap, touched. Like every S1 function, a call
+/// of its own (`#[inline(never)]`), so the three are timed alike and can be read in the binary.
+#[inline(never)]
 pub fn s1_heap(n: usize) -> f64 {
     heap_zeroed(2 * n)
 }
@@ -134,6 +144,7 @@ pub fn s1_heap(n: usize) -> f64 {
 ///
 /// # Panics
 /// If `n` exceeds [`crate::MAX_STACK_ITEMS`].
+#[inline(never)]
 pub fn s1_stack(n: usize) -> f64 {
     let mut buf = [0.0f64; CAP];
     let buf = black_box(&mut buf);
@@ -141,9 +152,21 @@ pub fn s1_stack(n: usize) -> f64 {
 }
 
 /// S1: `2n` values rented from the scratch pool, touched, given back.
+#[inline(never)]
 pub fn s1_pool(n: usize) -> f64 {
     let mut buf = crate::scratch_pool().rent(2 * n);
     touch(&mut buf)
+}
+
+/// S7: the order the whole operation packs: [`S7_ITEMS`] items from
+/// [`generate_order`](crate::generate_order) with this seed.
+pub const S7_SEED: u64 = 42;
+/// S7: how many items the whole operation packs (200 scratch values, inside the 2 KiB cap).
+pub const S7_ITEMS: usize = 100;
+
+/// S7: the order the whole operation packs.
+pub fn s7_order() -> Vec<crate::Item> {
+    crate::generate_order(S7_ITEMS, S7_SEED)
 }
 
 /// S12: a usable buffer of `2n` values in a `SmallVec<A>`, touched. Inline (no allocation)
@@ -151,13 +174,36 @@ pub fn s1_pool(n: usize) -> f64 {
 ///
 /// # Panics
 /// If `n` is 0 (there is nothing to touch).
+#[inline(always)]
 pub fn s12_smallvec<A: Array<Item = f64>>(n: usize) -> f64 {
     let mut buf: SmallVec<A> = SmallVec::from_elem(0.0, 2 * n);
     touch(&mut buf)
 }
 
+/// S12: [`s12_smallvec`] with [`InlineScratch`] (`SmallVec<[f64; 256]>`), a function of its
+/// own so the report can read its machine code.
+///
+/// # Panics
+/// If `n` is 0.
+#[inline(never)]
+pub fn s12_smallvec_256(n: usize) -> f64 {
+    s12_smallvec::<[f64; CAP]>(n)
+}
+
+/// S12: [`s12_smallvec`] with [`SmallInlineScratch`] (`SmallVec<[f64; 32]>`), a function of
+/// its own so the report can read its machine code.
+///
+/// # Panics
+/// If `n` is 0.
+#[inline(never)]
+pub fn s12_smallvec_32(n: usize) -> f64 {
+    s12_smallvec::<[f64; SMALL_INLINE]>(n)
+}
+
 /// S12: the hand-written hybrid's scratch for the same request: the fixed-capacity stack array
-/// ([`s1_stack`]) up to [`MAX_STACK_ITEMS`], the pool ([`s1_pool`]) above.
+/// ([`s1_stack`]) up to [`MAX_STACK_ITEMS`], the pool ([`s1_pool`]) above. A call of its own,
+/// like the two `SmallVec` ones.
+#[inline(never)]
 pub fn s12_hybrid(n: usize) -> f64 {
     if n <= MAX_STACK_ITEMS {
         s1_stack(n)
@@ -165,6 +211,14 @@ pub fn s12_hybrid(n: usize) -> f64 {
         s1_pool(n)
     }
 }
+
+/// S12: the functions the report reads in the machine code, by name: the two `SmallVec`s and the
+/// hybrid's stack half ([`s1_stack`], what [`s12_hybrid`] calls up to [`MAX_STACK_ITEMS`]).
+pub const S12_FUNCTIONS: [(&str, PerItems); 3] = [
+    ("s12_smallvec_256", s12_smallvec_256),
+    ("s12_smallvec_32", s12_smallvec_32),
+    ("s1_stack", s1_stack),
+];
 
 /// S12: order sizes on both sides of both inline capacities (16 items for
 /// [`SmallInlineScratch`], 128 for [`InlineScratch`]).

@@ -9,6 +9,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use stack_buffer::lints::{
+    CLIPPY_TOML, FIXTURE_CASES, STACK_LINTS, WORKSPACE_MANIFEST, clippy_levels, level, thresholds,
+};
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -17,37 +21,13 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
-/// The `key = value` lines of one `[section]` of a TOML file, comments and blank lines left out.
-fn section(text: &str, name: &str) -> Vec<(String, String)> {
-    let header = format!("[{name}]");
-    text.lines()
-        .skip_while(|l| l.trim() != header)
-        .skip(1)
-        .take_while(|l| !l.trim_start().starts_with('['))
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect()
-}
-
-/// The lines of `clippy.toml` that set a value (it has no sections).
-fn thresholds() -> Vec<(String, String)> {
-    let text = format!("[top]\n{}", read(&workspace_root().join("clippy.toml")));
-    section(&text, "top")
-}
-
+/// S13: the three lints are on, at the thresholds the chapter states, and the copies compiled
+/// into the crate (which the S13 table reads) are the files on disk.
 #[test]
 #[cfg_attr(miri, ignore = "reads files, which Miri's isolation forbids")]
 fn s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds() {
-    let lints = section(
-        &read(&workspace_root().join("Cargo.toml")),
-        "workspace.lints.clippy",
-    );
-    for lint in ["large_stack_arrays", "large_stack_frames", "large_futures"] {
-        assert!(
-            lints.contains(&(lint.to_owned(), "\"warn\"".to_owned())),
-            "{lint} in {lints:?}"
-        );
+    for lint in STACK_LINTS {
+        assert_eq!(level(lint.lint).as_deref(), Some("warn"), "{}", lint.lint);
     }
     let expected = [
         ("array-size-threshold", "16384"),
@@ -59,6 +39,11 @@ fn s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds() {
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
     assert_eq!(thresholds(), expected);
+    assert_eq!(read(&workspace_root().join("clippy.toml")), CLIPPY_TOML);
+    assert_eq!(
+        read(&workspace_root().join("Cargo.toml")),
+        WORKSPACE_MANIFEST
+    );
 }
 
 /// The name of the function whose body holds `line` (1-based) of `source`.
@@ -73,7 +58,7 @@ fn function_at(source: &str, line: usize) -> String {
                 .unwrap_or(l.trim_start());
             let rest = rest.strip_prefix("async ").unwrap_or(rest);
             rest.strip_prefix("fn ")?
-                .split('(')
+                .split(['(', '<'])
                 .next()
                 .map(str::to_owned)
         })
@@ -88,7 +73,7 @@ fn lint_the_fixture() -> BTreeSet<(String, String)> {
     let source = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stack_lints.rs"));
     let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stack-lints");
     std::fs::create_dir_all(krate.join("src")).expect("create the fixture crate");
-    let lints: String = section(&read(&root.join("Cargo.toml")), "workspace.lints.clippy")
+    let lints: String = clippy_levels()
         .iter()
         .map(|(k, v)| format!("{k} = {v}\n"))
         .collect();
@@ -128,18 +113,27 @@ fn lint_the_fixture() -> BTreeSet<(String, String)> {
 
 /// S13: `large_stack_arrays` flags a 32 KiB array (also inside `Box::new`), `large_stack_frames`
 /// five 15 KiB arrays in one function, `large_futures` awaiting a future that holds 8 KiB; each
-/// twin below the threshold passes, and neither a loop nor a recursion is flagged.
+/// twin below the threshold passes, and neither a loop nor a recursion is flagged — exactly the
+/// list `stack_buffer::lints::FIXTURE_CASES` states (the S13-lints table shows it). The
+/// fixture's functions are those of that list, in its order.
 #[test]
 #[cfg_attr(miri, ignore = "runs cargo clippy")]
 fn s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins() {
-    let expected: BTreeSet<(String, String)> = [
-        ("clippy::large_stack_arrays", "array_of_32_kib"),
-        ("clippy::large_stack_arrays", "boxed_array_of_32_kib"),
-        ("clippy::large_stack_frames", "five_arrays_of_15_kib"),
-        ("clippy::large_futures", "awaits_the_large_future"),
-    ]
-    .iter()
-    .map(|(lint, function)| ((*lint).to_owned(), (*function).to_owned()))
-    .collect();
+    let expected: BTreeSet<(String, String)> = FIXTURE_CASES
+        .iter()
+        .filter_map(|case| {
+            let lint = case.flagged_by?;
+            Some((format!("clippy::{lint}"), case.function.to_owned()))
+        })
+        .collect();
     assert_eq!(lint_the_fixture(), expected);
+    let source = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stack_lints.rs"));
+    let functions: Vec<String> = source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("pub "))
+        .map(|(i, _)| function_at(&source, i + 1))
+        .collect();
+    let listed: Vec<&str> = FIXTURE_CASES.iter().map(|c| c.function).collect();
+    assert_eq!(functions, listed);
 }

@@ -1,0 +1,82 @@
+//! Bytes per call (S6): the one result the seed says transfers to any machine.
+
+use std::hint::black_box;
+
+use lab::report::{Function, Run};
+use lab::table::Columns;
+use lab::{Cell, Table, count};
+
+use super::SEED_CELLS;
+use crate::{AIR_FACTOR, BOX_KG, MAX_STACK_ITEMS, Scratch, generate_order, pack_boxes, workloads};
+
+pub(super) const S6: Function = lab::function!(s6_bytes_per_call);
+
+/// `(2N values, the seed's bytes for new double[2N])`, where the seed measured that many values.
+const S6_SEED: [(usize, &str); 8] = [
+    (2, "40 B"),
+    (8, "88 B"),
+    (16, "152 B"),
+    (32, "280 B"),
+    (64, "536 B"),
+    (128, "1,048 B"),
+    (256, "2,072 B"),
+    (1024, "8,216 B"),
+];
+
+/// One order size's counted bytes per call.
+struct Bytes {
+    n: usize,
+    heap: u64,
+    stack: Option<u64>,
+    pool: u64,
+    pack_heap: u64,
+    pack_hybrid: u64,
+}
+
+fn bytes_per_call(n: usize) -> Bytes {
+    let bytes = |f: &dyn Fn() -> f64| count(|| black_box(f())).1.bytes_allocated;
+    drop(crate::scratch_pool().rent(2 * n));
+    let order = generate_order(n, n as u64);
+    let pack = |s: Scratch| {
+        count(|| pack_boxes(&order, BOX_KG, AIR_FACTOR, s))
+            .1
+            .bytes_allocated
+    };
+    pack(Scratch::Hybrid); // warm the pool for N > 128
+    Bytes {
+        n,
+        heap: bytes(&|| workloads::s1_heap(n)),
+        stack: (n <= MAX_STACK_ITEMS).then(|| bytes(&|| workloads::s1_stack(n))),
+        pool: bytes(&|| workloads::s1_pool(n)),
+        pack_heap: pack(Scratch::Heap),
+        pack_hybrid: pack(Scratch::Hybrid),
+    }
+}
+
+fn s6_bytes_per_call(run: &Run) -> Vec<Table> {
+    let rows: Vec<Bytes> = workloads::S1_ITEMS.map(bytes_per_call).into();
+    let mut table = run.own(
+        Columns::new()
+            .col("N items", |r: &Bytes| Cell::count(r.n))
+            .col("heap `vec![0.0; 2N]`", |r: &Bytes| Cell::Bytes(r.heap))
+            .col("fixed-cap stack", |r: &Bytes| {
+                r.stack
+                    .map_or_else(|| Cell::text("does not fit"), Cell::Bytes)
+            })
+            .col("pool (warm)", |r: &Bytes| Cell::Bytes(r.pool))
+            .col("`pack_boxes`, Heap", |r: &Bytes| Cell::Bytes(r.pack_heap))
+            .col("`pack_boxes`, Hybrid", |r: &Bytes| {
+                Cell::Bytes(r.pack_hybrid)
+            })
+            .col("seed: `new double[2N]`", |r: &Bytes| {
+                S6_SEED
+                    .iter()
+                    .find(|(values, _)| *values == 2 * r.n)
+                    .map_or(Cell::Empty, |(_, s)| Cell::Seed((*s).into()))
+            })
+            .table("S6", run.experiment.kind, "", &rows),
+    );
+    table.note("The heap pays exactly 16 bytes per item (two `f64`s); .NET adds a 24-byte array header to the same payload. The stack and the warm pool pay nothing, at every size; the hybrid switches from the stack to the pool above 128 items and stays at zero.");
+    table.note(SEED_CELLS);
+    vec![table]
+}

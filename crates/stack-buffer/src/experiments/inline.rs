@@ -1,0 +1,207 @@
+//! `SmallVec` beside the hand-written hybrid (S12): allocations per call and the size of the
+//! value (counted), and the time to reach a usable buffer (S12-time).
+
+use std::hint::black_box;
+
+use lab::report::{Function, Run};
+use lab::table::Columns;
+use lab::timing::{Schedule, Timing};
+use lab::{Cell, Kind, Table, count};
+
+use super::{BySize, sizes_where_faster};
+use crate::disasm::{self, Disassembly};
+use crate::workloads::{self, S12_FUNCTIONS, S12_ITEMS, S12_VALUE_SIZES};
+use crate::{CAP, MAX_STACK_ITEMS, SMALL_INLINE};
+
+pub(super) const S12: Function = lab::function!(s12_smallvec_counts);
+pub(super) const S12_TIME: Function = lab::function!(s12_smallvec_time);
+
+const LARGE: &str = "`SmallVec<[f64; 256]>`";
+const SMALL: &str = "`SmallVec<[f64; 32]>`";
+const HYBRID: &str = "hybrid (stack ≤ 128 items, pool above)";
+
+/// One order size's counted cost of each way to get the scratch.
+struct Calls {
+    n: usize,
+    large: lab::AllocStats,
+    small: lab::AllocStats,
+    hybrid: lab::AllocStats,
+}
+
+fn calls(n: usize) -> Calls {
+    workloads::s12_hybrid(n); // warm the pool for this size
+    Calls {
+        n,
+        large: count(|| black_box(workloads::s12_smallvec_256(n))).1,
+        small: count(|| black_box(workloads::s12_smallvec_32(n))).1,
+        hybrid: count(|| black_box(workloads::s12_hybrid(n))).1,
+    }
+}
+
+fn s12_smallvec_counts(run: &Run) -> Vec<Table> {
+    let rows: Vec<Calls> = S12_ITEMS.map(calls).into();
+    let mut s12 = run.own(
+        Columns::new()
+            .col("N items", |c: &Calls| Cell::count(c.n))
+            .col("values (2N)", |c: &Calls| Cell::count(2 * c.n))
+            .col(format!("{LARGE}: allocations"), |c: &Calls| {
+                Cell::Count(c.large.allocs)
+            })
+            .col(format!("{LARGE}: bytes"), |c: &Calls| {
+                Cell::Bytes(c.large.bytes_allocated)
+            })
+            .col(format!("{SMALL}: allocations"), |c: &Calls| {
+                Cell::Count(c.small.allocs)
+            })
+            .col(format!("{SMALL}: bytes"), |c: &Calls| {
+                Cell::Bytes(c.small.bytes_allocated)
+            })
+            .col("hybrid, warm pool: allocations", |c: &Calls| {
+                Cell::Count(c.hybrid.allocs)
+            })
+            .table("S12", Kind::Count, "", &rows),
+    );
+    s12.note(format!("One call each: `smallvec![0.0; 2N]` (through `SmallVec::from_elem`), touched. A `SmallVec<[f64; {CAP}]>` holds up to {CAP} values inline ({MAX_STACK_ITEMS} items) and a `SmallVec<[f64; {SMALL_INLINE}]>` up to {SMALL_INLINE} ({} items); above that, one heap allocation of exactly 2N values per call. The hybrid rents from a warm pool above {MAX_STACK_ITEMS} items and allocates nothing.", SMALL_INLINE / 2));
+    s12.note(
+        "Counted by `lab::CountingAlloc` for the calling thread: exact, and the same on every run.",
+    );
+
+    let mut size = Columns::new()
+        .col("value", |(what, _): &(&str, usize)| Cell::text(*what))
+        .col("`size_of`", |(_, bytes): &(&str, usize)| {
+            Cell::bytes(*bytes)
+        })
+        .table(
+            "S12-size",
+            Kind::Count,
+            "What a move copies: the size of the scratch value itself",
+            &S12_VALUE_SIZES,
+        );
+    size.note("A `SmallVec` carries its inline array inside the value, plus a length and a tag: returning it, passing it by value or pushing it into a collection copies all of it, spilled or not. A `Vec` or a pool guard is a few words wherever its data lives.");
+    vec![s12, size]
+}
+
+fn time_size(run: &Run, n: usize) -> lab::timing::Measured {
+    workloads::s12_hybrid(n); // warm the pool for this size
+    // Three methods × 7 sizes × 2 copies: callgrind children would add minutes.
+    let mut timing = Timing::new(run.config().without_instructions());
+    timing.method(LARGE, move || workloads::s12_smallvec_256(black_box(n)));
+    timing.method(SMALL, move || workloads::s12_smallvec_32(black_box(n)));
+    timing.method(HYBRID, move || workloads::s12_hybrid(black_box(n)));
+    timing.run(Schedule::Interleaved)
+}
+
+fn s12_smallvec_time(run: &Run) -> Vec<Table> {
+    let runs: Vec<BySize> = S12_ITEMS
+        .iter()
+        .map(|&n| BySize {
+            n,
+            m: time_size(run, n),
+        })
+        .collect();
+    let mut table = run.own(
+        Columns::new()
+            .col("N items", |s: &BySize| Cell::count(s.n))
+            .col(LARGE, |s: &BySize| s.m.expect(LARGE).median_cell())
+            .col(SMALL, |s: &BySize| s.m.expect(SMALL).median_cell())
+            .col(HYBRID, |s: &BySize| s.m.expect(HYBRID).median_cell())
+            .col("`[f64; 256]` / hybrid", |s: &BySize| {
+                s.m.ratio_cell(LARGE, HYBRID)
+            })
+            .col("`[f64; 32]` / hybrid", |s: &BySize| {
+                s.m.ratio_cell(SMALL, HYBRID)
+            })
+            .col("largest twin disagreement", |s: &BySize| {
+                s.m.worst_twin_cell()
+            })
+            .col("between processes", |s: &BySize| s.m.worst_spread_cell())
+            .table("S12-time", Kind::Time, "", &runs),
+    );
+    table.note(runs[0].m.protocol_note());
+    table.note("Every size is its own interleaved run (the line above is the first size's). The work is S1's touch of 2N values; the `SmallVec`s zero exactly 2N values, the hybrid's stack array all 256 up to 128 items. No instruction counts: a callgrind child per size, method and copy would add minutes.");
+    let inline: Vec<&BySize> = runs.iter().filter(|s| s.n <= MAX_STACK_ITEMS).collect();
+    let spilled: Vec<&BySize> = runs.iter().filter(|s| s.n > MAX_STACK_ITEMS).collect();
+    let small_spilled: Vec<&BySize> = runs.iter().filter(|s| 2 * s.n > SMALL_INLINE).collect();
+    let questions: [(&str, &[&BySize], &str, &str); 3] = [
+        (
+            "the sizes up to its inline capacity (128 items) at which `SmallVec<[f64; 256]>`, which zeroes only the 2N values in use, is faster than the hand-written hybrid, which zeroes all 2 KiB",
+            &inline,
+            LARGE,
+            HYBRID,
+        ),
+        (
+            "the sizes above 128 items at which the hybrid's warm pool is faster than `SmallVec<[f64; 256]>`, which allocates on every call",
+            &spilled,
+            HYBRID,
+            LARGE,
+        ),
+        (
+            "the sizes above 16 items at which the hybrid is faster than `SmallVec<[f64; 32]>`, which allocates on every call",
+            &small_spilled,
+            HYBRID,
+            SMALL,
+        ),
+    ];
+    for (claim, sizes, faster, than) in questions {
+        table.conclude(claim, sizes_where_faster(sizes, faster, than));
+    }
+    vec![table, code_table()]
+}
+
+/// One S12 function as read from this binary.
+struct Code {
+    name: &'static str,
+    label: &'static str,
+    read: Result<Disassembly, String>,
+}
+
+/// S12-code: what the timed functions do in machine code, read with `objdump` from this
+/// binary (as S4 reads the stack arrays).
+fn code_table() -> Table {
+    let binary = std::env::current_exe().map_err(|err| format!("cannot locate the binary: {err}"));
+    let rows: Vec<Code> = S12_FUNCTIONS
+        .iter()
+        .zip([
+            LARGE,
+            SMALL,
+            "the hybrid's stack half, up to 128 items: `[0.0; 256]`",
+        ])
+        .map(|(&(name, f), label)| {
+            // Calling each one through an opaque pointer keeps it in the binary.
+            black_box(black_box(f)(1));
+            let symbol = format!("stack_buffer::workloads::{name}");
+            Code {
+                name,
+                label,
+                read: binary
+                    .clone()
+                    .and_then(|b| disasm::disassemble(&b, &symbol)),
+            }
+        })
+        .collect();
+    let read = |c: &Code, cell: &dyn Fn(&Disassembly) -> Cell| match &c.read {
+        Ok(d) => cell(d),
+        Err(why) => Cell::text(format!("not read: {why}")),
+    };
+    let mut table = Columns::new()
+        .col("function", |c: &Code| Cell::text(format!("`{}`", c.name)))
+        .col("scratch", |c: &Code| Cell::text(c.label))
+        .col("calls `memset`", |c: &Code| {
+            read(c, &|d| Cell::Bool(d.memset_call))
+        })
+        .col("calls `memcpy`", |c: &Code| {
+            read(c, &|d| Cell::count(d.memcpy_calls))
+        })
+        .col("bytes the `memcpy` calls copy", |c: &Code| {
+            read(c, &|d| Cell::bytes(d.memcpy_bytes))
+        })
+        .table(
+            "S12-code",
+            Kind::Fact,
+            "What the timed functions do with their memory, read from the experiments binary",
+            &rows,
+        );
+    table.note("Read with `objdump -d` from the binary that timed S12-time, as S4 reads the stack arrays. `s12_hybrid` itself only calls `s1_stack` (up to 128 items) or `s1_pool`, so its stack half is read instead. The `memset` is the zeroing (of the 2N values in use for a `SmallVec`, of the whole 2 KiB for the stack array). A `memcpy` is a value moved in memory; its size is counted when the code loads it as a constant, and a call of any other size adds nothing to the bytes.");
+    table.note("`SmallVec::from_elem` builds the value and returns it to its caller: that return is a move, and a move of a `SmallVec` copies the whole value (S12-size), however few of its values are in use.");
+    table
+}

@@ -1,0 +1,223 @@
+//! Chapter 2's experiments (S1–S13, X1-stack), run by `stack-buffer-experiments` under
+//! `cargo xtask report`. Built only with the `experiments` feature.
+//!
+//! One file per topic under `src/experiments/`: `reach.rs` (S1, S2), `zeroing.rs` (S3,
+//! S3-heap, S5, X1-stack), `codegen.rs` (S4), `counted.rs` (S6), `operation.rs` (S7, S11),
+//! `inline.rs` (S12), `limits.rs` (S8–S10) and `compiler.rs` (S13). The decision rules of the
+//! timed verdicts are in [`crate::verdicts`], the machine-code reader in [`crate::disasm`], the
+//! probes in [`crate::probe`], the lint configuration in [`crate::lints`]. Each topic file names
+//! its functions with `lab::function!`, so a table's footer gives the file to open.
+
+use lab::report::{Chapter, Experiment, Source};
+use lab::table::Claim;
+use lab::timing::{Measured, agree};
+use lab::{Cell, Kind};
+
+use crate::verdicts::{crossover, describe_crossover, describe_sizes, sizes_where};
+
+mod codegen;
+mod compiler;
+mod counted;
+mod inline;
+mod limits;
+mod operation;
+mod reach;
+mod zeroing;
+
+/// Chapter 2: its experiments in the order the chapter presents them.
+pub static CHAPTER: Chapter = Chapter {
+    name: "stack-buffer",
+    experiments: EXPERIMENTS,
+    sources: &[Source {
+        seed: "002",
+        note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10 (tier-1 code, Server GC with DATAS off), a Core i7-8665U laptop (x64, Windows). Its `stackalloc` is variable-size unless marked literal, and .NET zeroes it unless the method has `[SkipLocalsInit]`.",
+    }],
+};
+
+/// `crates/stack-buffer/tests/<file>.rs::<test>` for each test named.
+macro_rules! pins {
+    ($file:literal: $($test:ident),+ $(,)?) => {
+        &[$(concat!("crates/stack-buffer/", $file, "::", stringify!($test))),+]
+    };
+}
+
+const EXPERIMENTS: &[Experiment] = &[
+    Experiment {
+        id: "S1",
+        kind: Kind::Time,
+        title: "Cost to reach a usable buffer of 2N `f64`s (touched), by order size: the heap and the stack zero it, the pool does not",
+        run: reach::S1,
+        pinned_by: pins!("tests/stack_buffer.rs": every_way_to_reach_a_buffer_touches_the_same_two_values),
+        allocator_sensitive: true,
+    },
+    Experiment {
+        id: "S3",
+        kind: Kind::Time,
+        title: "The factorial: zeroed vs not × stack (fixed size) vs heap (exact size) × 4 sizes",
+        run: zeroing::S3,
+        pinned_by: pins!("tests/stack_buffer.rs":
+            every_way_to_reach_a_buffer_touches_the_same_two_values,
+            s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache,
+        ),
+        allocator_sensitive: true,
+    },
+    Experiment {
+        id: "S4",
+        kind: Kind::Fact,
+        title: "Codegen, read from the experiments binary itself: what each zeroed and unzeroed stack array compiles to",
+        run: codegen::S4,
+        pinned_by: &[
+            "crates/stack-buffer/tests/stack_buffer.rs::s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above",
+            "crates/stack-buffer/src/disasm.rs::s4_sixteen_vector_stores_zero_256_bytes_inline",
+            "crates/stack-buffer/src/disasm.rs::s4_an_8k_frame_has_two_stack_probes_and_a_memset_call",
+            "crates/stack-buffer/src/disasm.rs::s4_the_unzeroed_array_has_a_probe_and_no_zeroing",
+        ],
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S6",
+        kind: Kind::Count,
+        title: "Bytes allocated per call, by strategy (counted, exact)",
+        run: counted::S6,
+        pinned_by: pins!("tests/stack_buffer.rs":
+            stack_and_hybrid_up_to_128_items_allocate_0_bytes_and_heap_2n_times_8,
+            the_pool_strategy_allocates_nothing_once_warm,
+        ),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S7",
+        kind: Kind::Time,
+        title: "The whole operation: `pack_boxes` of 100 items, three identical copies per strategy",
+        run: operation::S7,
+        pinned_by: pins!("tests/stack_buffer.rs":
+            all_strategies_return_the_same_box_count,
+            first_fit_decreasing_on_a_hand_checked_order,
+        ),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S12",
+        kind: Kind::Count,
+        title: "`SmallVec` beside the hand-written hybrid: allocations per call (counted, exact)",
+        run: inline::S12,
+        pinned_by: pins!("tests/stack_buffer.rs":
+            s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
+            s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved,
+        ),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S12-time",
+        kind: Kind::Time,
+        title: "`SmallVec` beside the hand-written hybrid: time to reach a usable buffer of 2N `f64`s (touched)",
+        run: inline::S12_TIME,
+        pinned_by: pins!("tests/stack_buffer.rs":
+            s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
+            s12_every_strategy_agrees_at_15_16_and_17_items,
+        ),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S8",
+        kind: Kind::Fact,
+        title: "How much stack survives: the largest single array and the deepest recursion of 8 KiB frames, each probe in a child process",
+        run: limits::S8,
+        pinned_by: &[
+            "crates/stack-buffer/tests/stack_buffer.rs::s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib",
+            "crates/stack-buffer/tests/stack_buffer.rs::probes_survive_a_shallow_descent_on_every_kind_of_thread",
+            "crates/stack-buffer/src/probe.rs::specs_round_trip_through_their_text_form",
+        ],
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S9",
+        kind: Kind::Fact,
+        title: "An 8 KiB array in a loop body vs in a recursive function: where each one lives",
+        run: limits::S9,
+        pinned_by: pins!("tests/stack_buffer.rs": s9_an_array_in_a_loop_reuses_one_slot_and_recursion_accumulates),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S10",
+        kind: Kind::Fact,
+        title: "Resident memory while 200 threads each hold K KiB of touched stack",
+        run: limits::S10,
+        pinned_by: pins!("tests/stack_buffer.rs": s10_threads_holding_touched_stack_add_at_least_half_of_it_to_resident_memory),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S11",
+        kind: Kind::Fact,
+        title: "Every strategy, the same orders: box counts at the boundaries and around them",
+        run: operation::S11,
+        pinned_by: pins!("tests/stack_buffer.rs":
+            every_strategy_agrees_at_127_128_and_129_items,
+            s12_every_strategy_agrees_at_15_16_and_17_items,
+            hybrid_at_129_items_rents_from_the_pool_and_at_128_does_not,
+            all_strategies_return_the_same_box_count,
+            the_generator_flattens_one_item_in_four_so_the_minimum_cubage_branch_runs,
+        ),
+        allocator_sensitive: false,
+    },
+    Experiment {
+        id: "S13",
+        kind: Kind::Fact,
+        title: "What clippy catches: the workspace's stack-size lints and their thresholds",
+        run: compiler::S13,
+        pinned_by: &[
+            "crates/stack-buffer/tests/lints.rs::s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds",
+            "crates/stack-buffer/tests/lints.rs::s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins",
+            "crates/stack-buffer/tests/stack_buffer.rs::s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile",
+            "crates/stack-buffer/tests/stack_buffer.rs::s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib",
+        ],
+        allocator_sensitive: false,
+    },
+];
+
+/// The seed line under a table that shows the seed's figures in italics.
+const SEED_CELLS: &str = "*Italic*: seed `002`'s figures (machine under *Sources*).";
+
+/// A size in bytes as a method's name shows it: `2,048 B`.
+fn bytes_label(bytes: usize) -> String {
+    Cell::bytes(bytes).render()
+}
+
+/// One timing run per order size (S1, S12-time): rows of a table, read across sizes by the
+/// verdicts below.
+struct BySize {
+    /// Items in the order (the buffer holds 2N values).
+    n: usize,
+    /// The run at that size.
+    m: Measured,
+}
+
+/// In process `p`: whether `a` was resolvably faster than `b`, size by size.
+fn outcomes(runs: &[&BySize], p: usize, a: &str, b: &str) -> Vec<(usize, Option<bool>)> {
+    runs.iter()
+        .map(|s| (s.n, s.m.processes[p].faster(a, b)))
+        .collect()
+}
+
+/// Every process's verdict on the sizes at which `a` is faster than `b`; printed if they agree.
+fn sizes_where_faster(runs: &[&BySize], a: &str, b: &str) -> Claim {
+    agree(runs[0].m.process_count(), |p| {
+        let outcomes = outcomes(runs, p, a, b);
+        Some(describe_sizes(&sizes_where(&outcomes), outcomes.len()))
+    })
+}
+
+/// Every process's verdict on the size from which `a` is faster than `b` for good.
+fn crossover_claim(runs: &[&BySize], a: &str, b: &str) -> Claim {
+    agree(runs[0].m.process_count(), |p| {
+        Some(describe_crossover(crossover(&outcomes(runs, p, a, b))))
+    })
+}
+
+/// Which of two methods is faster in every process of one run: `a_wins` or `b_wins`.
+fn faster_claim(m: &Measured, (a, a_wins): (&str, &str), (b, b_wins): (&str, &str)) -> Claim {
+    m.verdict(|p| {
+        p.faster(a, b)
+            .map(|yes| if yes { a_wins } else { b_wins }.to_owned())
+    })
+}
