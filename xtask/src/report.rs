@@ -53,7 +53,7 @@ pub const CHAPTERS: &[Chapter] = &[
     Chapter {
         name: "stack-buffer",
         doc: "02-stack-buffer.md",
-        dev_build: false,
+        dev_build: true,
         feature: Some("stack-buffer/experiments"),
         other_bins: &[],
         allocators: &Allocator::ALL,

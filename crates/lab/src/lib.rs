@@ -11,6 +11,7 @@ pub mod protocol;
 pub mod plot;
 pub mod publish;
 pub mod table;
+pub mod verdicts;
 // Instruments.
 pub mod callgrind;
 pub mod timing;

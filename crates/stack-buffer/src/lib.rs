@@ -8,7 +8,6 @@ pub mod experiments;
 pub mod heap;
 pub mod lints;
 pub mod probe;
-pub mod verdicts;
 pub mod workloads;
 
 use std::fmt;

@@ -10,7 +10,7 @@ use lab::table::{Cell, Columns};
 use lab::timing::{Method, Schedule, Timing};
 use lab::{Kind, Table, count};
 
-use super::{conclude_per_allocator, faster_of, instructions, keep, no_instructions};
+use super::{instructions, keep, no_instructions};
 use crate::{CHURN_LIVE, CHURN_STEPS, Churn, N, churn_arena, churn_pool};
 
 pub(super) const A6: Function = lab::function!(a6_churn);
@@ -70,15 +70,15 @@ fn a6_churn(run: &Run) -> Vec<Table> {
     };
     table.note("The seed did not measure churn.");
     table.note("The create-only comparison is timed once, in A1's run: see its conclusions.");
-    conclude_per_allocator(
+    m.conclude_under_each(
         &mut table,
-        &m,
         |allocator| {
+            let allocator = allocator.short();
             format!(
                 "under churn and {allocator}, the faster of the free-list pool (it reuses the slot just freed) and the arena (every new object is fresh arena memory)"
             )
         },
-        |under| faster_of(under, CHURN_POOL, "the pool", CHURN_ARENA, "the arena"),
+        |under| under.faster_of(CHURN_POOL, "the pool", CHURN_ARENA, "the arena"),
     );
     vec![table]
 }

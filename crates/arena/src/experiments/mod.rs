@@ -8,11 +8,9 @@
 
 use std::cell::RefCell;
 
-use lab::protocol::Allocator;
 use lab::report::{Chapter, Experiment, Source};
-use lab::table::Claim;
 use lab::timing::Measured;
-use lab::{Kind, Table};
+use lab::Kind;
 
 mod churn;
 mod growth;
@@ -172,24 +170,6 @@ fn kept(id: &str) -> Option<Measured> {
     })
 }
 
-/// A target "`fast` at least `factor`× faster than `slow`", judged in every process: *met* where
-/// `fast` is resolvably faster by at least that factor, *missed* where it is not.
-fn target_speedup(m: &Measured, fast: &str, slow: &str, factor: f64) -> Claim {
-    m.verdict(|p| {
-        let faster = p.faster(fast, slow)?;
-        let met = faster && p.ratio(slow, fast) >= factor;
-        Some(if met { "met" } else { "missed" }.to_owned())
-    })
-}
-
-/// Which of two methods is faster, in every process: `a_name` or `b_name`.
-fn faster_of(m: &Measured, a: &str, a_name: &str, b: &str, b_name: &str) -> Claim {
-    m.verdict(|p| {
-        p.faster(a, b)
-            .map(|a_wins| if a_wins { a_name } else { b_name }.to_owned())
-    })
-}
-
 /// Instructions per operation of `method`'s original copy, where callgrind counted them.
 fn instructions(m: &Measured, method: &str) -> Option<f64> {
     m.expect(method)
@@ -203,19 +183,4 @@ fn no_instructions(m: &Measured) -> String {
         .instructions_note
         .clone()
         .unwrap_or_else(|| "No instruction counts in this run.".to_owned())
-}
-
-/// States one conclusion per allocator the run was measured under: `claim(allocator)` in
-/// words, `judge(run under it)` for the result.
-fn conclude_per_allocator(
-    table: &mut Table,
-    m: &Measured,
-    claim: impl Fn(&str) -> String,
-    judge: impl Fn(&Measured) -> Claim,
-) {
-    for allocator in Allocator::ALL {
-        if let Some(under) = m.under(allocator) {
-            table.conclude(claim(allocator.short()), judge(under));
-        }
-    }
 }

@@ -11,8 +11,7 @@ use lab::timing::{Measured, Measurements, Schedule, Timing};
 use lab::{AllocStats, Kind, Table, count};
 
 use super::{
-    SEED_ITALIC, conclude_per_allocator, faster_of, instructions, keep, no_instructions,
-    target_speedup,
+    SEED_ITALIC, instructions, keep, no_instructions,
 };
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE, PUSH_RESERVED,
@@ -197,7 +196,7 @@ fn a1_conclusions(table: &mut Table, m: &Measured) {
     );
     table.conclude(
         "target: `bumpalo` at least 5× faster than one `Box` per item, because a bump allocation is a subtraction and a bounds check where a `Box` costs a `malloc` and a `free`, each a call into glibc",
-        target_speedup(m, bumped, boxed, 5.0),
+        m.target_speedup(bumped, boxed, 5.0),
     );
     table.conclude(
         "`Vec::push` without reserving / `Vec::with_capacity` then push (the seed: 1.5×; why so little: A2)",
@@ -205,7 +204,7 @@ fn a1_conclusions(table: &mut Table, m: &Measured) {
     );
     table.conclude(
         "create only, the faster of the arena and the free-list pool (the seed: its arena, narrowly)",
-        faster_of(m, bumped, "the arena", pool, "the pool"),
+        m.faster_of(bumped, "the arena", pool, "the pool"),
     );
     table.conclude(
         "`bumpalo`, one `alloc` per item / one allocation (the seed's arena / its one allocation: 9.3×)",
@@ -300,10 +299,10 @@ fn rank_table(m: &Measured) -> Table {
     table.note(m.protocol_note());
     table.note("Each ratio is the slower way over the faster one, from A1's run: how much the fix gains on this workload.");
     table.note(SEED_ITALIC);
-    conclude_per_allocator(
+    m.conclude_under_each(
         &mut table,
-        m,
         |allocator| {
+            let allocator = allocator.short();
             format!(
                 "under {allocator}, the seed's order holds: fix 1 gains more than fix 2, and fix 2 more than fix 3"
             )

@@ -9,7 +9,7 @@ use lab::table::Cell;
 use lab::timing::{Technique, allocator_table};
 
 use super::churn::{CHURN_ARENA, CHURN_POOL};
-use super::{kept, target_speedup};
+use super::kept;
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE, PUSH_RESERVED,
     TYPED_ARENA_PER_ITEM,
@@ -73,7 +73,7 @@ fn x1_arena(run: &Run) -> Vec<Table> {
     if let Some(mimalloc) = a1.under(Allocator::Mimalloc) {
         table.conclude(
             "A1's target, under mimalloc: `bumpalo` at least 5× faster than one `Box` per item (the harder test: mimalloc serves small blocks from per-thread free lists)",
-            target_speedup(mimalloc, BUMP_PER_ITEM.label, BOX_PER_ITEM.label, 5.0),
+            mimalloc.target_speedup(BUMP_PER_ITEM.label, BOX_PER_ITEM.label, 5.0),
         );
     }
     vec![table]

@@ -8,7 +8,9 @@ use lab::table::Columns;
 use lab::timing::{Schedule, Timing};
 use lab::{Cell, Kind, Table, count};
 
-use super::{BySize, sizes_where_faster};
+use lab::timing::BySize;
+
+use super::items;
 use crate::disasm::{self, Disassembly};
 use crate::workloads::{self, S12_FUNCTIONS, S12_ITEMS, S12_VALUE_SIZES};
 use crate::{CAP, MAX_STACK_ITEMS, SMALL_INLINE};
@@ -95,13 +97,13 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
     let runs: Vec<BySize> = S12_ITEMS
         .iter()
         .map(|&n| BySize {
-            n,
+            size: n,
             m: time_size(run, n),
         })
         .collect();
     let mut table = run.own(
         Columns::new()
-            .col("N items", |s: &BySize| Cell::count(s.n))
+            .col("N items", |s: &BySize| Cell::count(s.size))
             .col(LARGE, |s: &BySize| s.m.expect(LARGE).median_cell())
             .col(SMALL, |s: &BySize| s.m.expect(SMALL).median_cell())
             .col(HYBRID, |s: &BySize| s.m.expect(HYBRID).median_cell())
@@ -119,9 +121,9 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
     );
     table.note(runs[0].m.protocol_note());
     table.note("Every size is its own interleaved run (the line above is the first size's). The work is S1's touch of 2N values; the `SmallVec`s zero exactly 2N values, the hybrid's stack array all 256 up to 128 items. No instruction counts: a callgrind child per size, method and copy would add minutes.");
-    let inline: Vec<&BySize> = runs.iter().filter(|s| s.n <= MAX_STACK_ITEMS).collect();
-    let spilled: Vec<&BySize> = runs.iter().filter(|s| s.n > MAX_STACK_ITEMS).collect();
-    let small_spilled: Vec<&BySize> = runs.iter().filter(|s| 2 * s.n > SMALL_INLINE).collect();
+    let inline: Vec<&BySize> = runs.iter().filter(|s| s.size <= MAX_STACK_ITEMS).collect();
+    let spilled: Vec<&BySize> = runs.iter().filter(|s| s.size > MAX_STACK_ITEMS).collect();
+    let small_spilled: Vec<&BySize> = runs.iter().filter(|s| 2 * s.size > SMALL_INLINE).collect();
     let questions: [(&str, &[&BySize], &str, &str); 3] = [
         (
             "the sizes up to its inline capacity (128 items) at which `SmallVec<[f64; 256]>`, which zeroes only the 2N values in use, is faster than the hand-written hybrid, which zeroes all 2 KiB",
@@ -143,7 +145,7 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
         ),
     ];
     for (claim, sizes, faster, than) in questions {
-        table.conclude(claim, sizes_where_faster(sizes, faster, than));
+        table.conclude(claim, BySize::sizes_where_faster(sizes, faster, than, items));
     }
     vec![table, code_table()]
 }

@@ -9,11 +9,8 @@
 //! its functions with `lab::function!`, so a table's footer gives the file to open.
 
 use lab::report::{Chapter, Experiment, Source};
-use lab::table::Claim;
-use lab::timing::{Measured, agree};
 use lab::{Cell, Kind};
 
-use crate::verdicts::{crossover, describe_crossover, describe_sizes, sizes_where};
 
 mod codegen;
 mod compiler;
@@ -183,41 +180,7 @@ fn bytes_label(bytes: usize) -> String {
     Cell::bytes(bytes).render()
 }
 
-/// One timing run per order size (S1, S12-time): rows of a table, read across sizes by the
-/// verdicts below.
-struct BySize {
-    /// Items in the order (the buffer holds 2N values).
-    n: usize,
-    /// The run at that size.
-    m: Measured,
-}
-
-/// In process `p`: whether `a` was resolvably faster than `b`, size by size.
-fn outcomes(runs: &[&BySize], p: usize, a: &str, b: &str) -> Vec<(usize, Option<bool>)> {
-    runs.iter()
-        .map(|s| (s.n, s.m.processes[p].faster(a, b)))
-        .collect()
-}
-
-/// Every process's verdict on the sizes at which `a` is faster than `b`; printed if they agree.
-fn sizes_where_faster(runs: &[&BySize], a: &str, b: &str) -> Claim {
-    agree(runs[0].m.process_count(), |p| {
-        let outcomes = outcomes(runs, p, a, b);
-        Some(describe_sizes(&sizes_where(&outcomes), outcomes.len()))
-    })
-}
-
-/// Every process's verdict on the size from which `a` is faster than `b` for good.
-fn crossover_claim(runs: &[&BySize], a: &str, b: &str) -> Claim {
-    agree(runs[0].m.process_count(), |p| {
-        Some(describe_crossover(crossover(&outcomes(runs, p, a, b))))
-    })
-}
-
-/// Which of two methods is faster in every process of one run: `a_wins` or `b_wins`.
-fn faster_claim(m: &Measured, (a, a_wins): (&str, &str), (b, b_wins): (&str, &str)) -> Claim {
-    m.verdict(|p| {
-        p.faster(a, b)
-            .map(|yes| if yes { a_wins } else { b_wins }.to_owned())
-    })
+/// An order size as the verdicts name it: `N = 16`.
+fn items(n: usize) -> String {
+    format!("N = {n}")
 }

@@ -9,7 +9,9 @@ use lab::table::Columns;
 use lab::timing::{Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table};
 
-use super::{BySize, SEED_CELLS, crossover_claim, faster_claim, sizes_where_faster};
+use lab::timing::BySize;
+
+use super::{SEED_CELLS, items};
 use crate::{MAX_STACK_ITEMS, workloads};
 
 pub(super) const S1: Function = lab::function!(s1_reach_a_buffer);
@@ -53,13 +55,13 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
     let runs: Vec<BySize> = workloads::S1_ITEMS
         .iter()
         .map(|&n| BySize {
-            n,
+            size: n,
             m: time_size(run, n),
         })
         .collect();
     let mimalloc = runs[0].m.under(Allocator::Mimalloc).is_some();
     let stack = |s: &BySize, cell: &dyn Fn(&Measured) -> Cell| {
-        if fits(s.n) {
+        if fits(s.size) {
             cell(&s.m)
         } else {
             Cell::text("does not fit")
@@ -70,8 +72,8 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
     };
     let mut s1 = run.own(
         Columns::new()
-            .col("N items", |s: &BySize| Cell::count(s.n))
-            .col("bytes", |s: &BySize| Cell::bytes(16 * s.n))
+            .col("N items", |s: &BySize| Cell::count(s.size))
+            .col("bytes", |s: &BySize| Cell::bytes(16 * s.size))
             .col("heap, zeroed", |s: &BySize| s.m.expect(HEAP).median_cell())
             .col("stack (2 KiB cap), zeroed", |s: &BySize| {
                 stack(s, &|m| m.expect(STACK).median_cell())
@@ -89,7 +91,7 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
                 under_mimalloc(s, &|m| m.expect(HEAP).median_cell())
             })
             .col_if(mimalloc, "stack / heap under mimalloc", |s: &BySize| {
-                if fits(s.n) {
+                if fits(s.size) {
                     under_mimalloc(s, &|m| m.ratio_cell(STACK, HEAP))
                 } else {
                     Cell::text("does not fit")
@@ -109,7 +111,7 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
         s1.note("The mimalloc columns are the same runs in processes of `stack-buffer-experiments-mimalloc`; X1-stack draws the conclusion.");
     }
 
-    let fitting: Vec<&BySize> = runs.iter().filter(|s| fits(s.n)).collect();
+    let fitting: Vec<&BySize> = runs.iter().filter(|s| fits(s.size)).collect();
     let seed = |n: usize| {
         SEED_CAP_VS_HEAP
             .iter()
@@ -119,23 +121,15 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
             })
     };
     let mut s2 = Columns::new()
-        .col("N items", |s: &&BySize| Cell::count(s.n))
+        .col("N items", |s: &&BySize| Cell::count(s.size))
         .col("faster: the zeroed stack or the zeroed heap?", |s: &&BySize| {
-            Cell::Claim(faster_claim(
-                &s.m,
-                (STACK, "the stack"),
-                (HEAP, "the heap"),
-            ))
+            Cell::Claim(s.m.faster_of(STACK, "the stack", HEAP, "the heap"))
         })
         .col("seed: literal 2 KiB cap or `new double[2N]`", |s: &&BySize| {
-            seed(s.n)
+            seed(s.size)
         })
         .col("faster: the zeroed stack or the warm pool?", |s: &&BySize| {
-            Cell::Claim(faster_claim(
-                &s.m,
-                (STACK, "the stack"),
-                (POOL, "the pool"),
-            ))
+            Cell::Claim(s.m.faster_of(STACK, "the stack", POOL, "the pool"))
         })
         .col("seed: literal 2 KiB cap or `ArrayPool`", |_: &&BySize| {
             Cell::Seed("the pool".to_owned())
@@ -152,15 +146,15 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
     s2.note(SEED_CELLS);
     s2.conclude(
         "the size from which the zeroed 2 KiB stack array is faster than a zeroed heap buffer of exactly 2N values, and stays faster at every larger size that fits (the seed: between 16 and 32 items)",
-        crossover_claim(&fitting, STACK, HEAP),
+        BySize::crossover_claim(&fitting, STACK, HEAP, items),
     );
     s2.conclude(
         "the sizes at which the zeroed heap buffer is faster than the zeroed 2 KiB stack array (the seed: 1, 4 and 8 items)",
-        sizes_where_faster(&fitting, HEAP, STACK),
+        BySize::sizes_where_faster(&fitting, HEAP, STACK, items),
     );
     s2.conclude(
         "the sizes at which the warm pool is faster than the zeroed 2 KiB stack array, which zeroes 2 KiB on every call (the seed: all 7 sizes)",
-        sizes_where_faster(&fitting, POOL, STACK),
+        BySize::sizes_where_faster(&fitting, POOL, STACK, items),
     );
     vec![s1, s2]
 }
