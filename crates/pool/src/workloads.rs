@@ -68,6 +68,7 @@ pub fn fresh_touch(n: usize) -> u8 {
 }
 
 /// A buffer of `n` bytes rented from `pool`, touched and given back.
+#[inline(always)]
 pub fn rent_touch(pool: &BufferPool<u8>, n: usize) -> u8 {
     let mut buf = pool.rent(n);
     touch(&mut buf)
