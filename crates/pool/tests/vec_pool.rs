@@ -35,7 +35,11 @@ fn rent_vec_rounds_the_capacity_up_to_a_power_of_two_of_at_least_16() {
     let vecs = VecPool::<u32>::new(1 << 12, 4);
     for (request, capacity) in [(1, 16), (16, 16), (17, 32), (1000, 1024), (4096, 4096)] {
         let v = vecs.rent_vec(request);
-        assert_eq!((v.len(), v.capacity()), (0, capacity), "rent_vec({request})");
+        assert_eq!(
+            (v.len(), v.capacity()),
+            (0, capacity),
+            "rent_vec({request})"
+        );
     }
     let none = vecs.rent_vec(0);
     assert_eq!(none.capacity(), 0);
@@ -75,7 +79,10 @@ fn a_vec_that_grew_goes_back_to_the_class_of_its_new_capacity() {
     drop(v);
     let (again, stats) = count(|| vecs.rent_vec(64));
     assert_eq!(stats.allocs, 0);
-    assert_eq!((again.as_ptr(), again.capacity(), again.len()), (addr, capacity, 0));
+    assert_eq!(
+        (again.as_ptr(), again.capacity(), again.len()),
+        (addr, capacity, 0)
+    );
 }
 
 /// Unlike `BufferPool`, the elements may own something: they are dropped when the vector comes
@@ -89,7 +96,11 @@ fn elements_that_own_something_are_dropped_when_the_vec_comes_back() {
     v.push(Arc::clone(&payload));
     assert_eq!(Arc::strong_count(&payload), 2);
     drop(v);
-    assert_eq!(Arc::strong_count(&payload), 1, "nothing in the pool holds it");
+    assert_eq!(
+        Arc::strong_count(&payload),
+        1,
+        "nothing in the pool holds it"
+    );
     assert_eq!(vecs.stats().retained_buffers, 1);
 }
 
@@ -99,7 +110,10 @@ fn the_vec_pool_keeps_at_most_max_per_bucket_per_class_and_trim_frees_them() {
     let held: Vec<_> = (0..5).map(|_| vecs.rent_vec(100)).collect();
     drop(held);
     let s = vecs.stats();
-    assert_eq!((s.retained_buffers, s.retained_bytes, s.discarded), (2, 256, 3));
+    assert_eq!(
+        (s.retained_buffers, s.retained_bytes, s.discarded),
+        (2, 256, 3)
+    );
     let oversize = vecs.rent_vec(5000);
     drop(oversize);
     let s = vecs.stats();

@@ -51,7 +51,11 @@ fn p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib() {
             Source::FreshVec => (1, HIT_BYTES as u64),
             Source::SharedPool | Source::NoThreadCache => (0, 0),
         };
-        assert_eq!((stats.allocs, stats.bytes_allocated), expected, "{source:?}");
+        assert_eq!(
+            (stats.allocs, stats.bytes_allocated),
+            expected,
+            "{source:?}"
+        );
     }
     let ops = scaled(1_000, 5);
     workers.run(Source::NoThreadCache, ops);
