@@ -242,9 +242,11 @@ impl<'a, T> Owned<'a, T> {
         unsafe { self.local.slots.drain(f) }
     }
 
-    /// Empties the cache if a `trim` on another thread asked for it.
+    /// Empties the cache if a `trim` on another thread asked for it (a load first, so that the
+    /// usual answer, no, costs no atomic read-modify-write).
     fn honour_trim(self) {
-        if self.local.trim_requested.swap(false, Ordering::Relaxed) {
+        let requested = &self.local.trim_requested;
+        if requested.load(Ordering::Relaxed) && requested.swap(false, Ordering::Relaxed) {
             self.drain(|_, buf| drop(buf));
         }
     }

@@ -176,9 +176,10 @@ impl PoolStats {
 ///   something, use a [`VecPool`], whose vectors come back empty, their elements dropped.
 /// - **`Default`**: a fresh buffer is filled with `T::default()` and clearing resets to it, so
 ///   the pool never hands out uninitialised memory.
-/// - **`Send`**: buffers move between threads (a guard dropped on another thread, `trim`
-///   emptying every thread's cache), so the pool is `Send + Sync` exactly when `T: Send`,
-///   by the compiler's own rules.
+/// - **`Send`**: buffers move between threads (a guard dropped on another thread, an exiting
+///   thread's cache handed to the shared stacks, the caches of live threads freed by the
+///   thread that drops the pool), so the pool is `Send + Sync` exactly when `T: Send`, by the
+///   compiler's own rules.
 /// - **`'static`**: each thread's cache is found through thread-local storage, which outlives
 ///   any borrow. A buffer of borrowed references is not a buffer.
 pub struct BufferPool<T: Send> {
@@ -300,8 +301,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// [`Rented::give_back_cleared`], or you use [`BufferPool::rent_cleared`]; a freshly
     /// allocated buffer is always `T::default()`.
     ///
-    /// A thread's first rent (of any size but 0) also creates its cache for this pool: two
-    /// allocations, plus a third whenever the pool's list of thread caches or, for a pool other
+    /// A thread's first rent (of any size but 0) also creates its cache for this pool: one
+    /// allocation, plus one whenever the pool's list of thread caches or, for a pool other
     /// than [`shared`], the thread's list of pools has to grow.
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
@@ -342,17 +343,20 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         if self.id != SHARED_ID {
             return self.take_other(len);
         }
-        match cache::take_cached(SHARED_ID, len) {
-            Some(buf) => buf,
-            None => self.take_slow(len),
-        }
+        self.take_as(SHARED_ID, len)
     }
 
     /// [`Self::take`] for pools other than the process-wide one: out of line, so that the
     /// process-wide pool's inlined path stays short.
     #[inline(never)]
     fn take_other(&self, len: usize) -> Box<[T]> {
-        match cache::take_cached(self.id, len) {
+        self.take_as(self.id, len)
+    }
+
+    /// [`Self::take`] for this pool, whose id is `id` (a constant for the process-wide pool).
+    #[inline(always)]
+    fn take_as(&self, id: PoolId, len: usize) -> Box<[T]> {
+        match cache::take_cached(id, len) {
             Some(buf) => buf,
             None => self.take_slow(len),
         }
@@ -405,11 +409,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             return self.give_back_other(buf, shown);
         }
         // The process-wide pool never clears (`shared_config`): no policy to look at.
-        match cache::put_cached(SHARED_ID, buf) {
-            Ok(None) => {}
-            Ok(Some(previous)) => self.keep_on_stack(previous, None),
-            Err(refused) => self.give_back_slow(refused, shown),
-        }
+        self.give_back_as(SHARED_ID, buf, shown);
     }
 
     /// [`Self::give_back`] for pools other than the process-wide one, out of line.
@@ -418,7 +418,13 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         if self.config.clear == ClearPolicy::OnReturn {
             return self.give_back_slow(buf, shown);
         }
-        match cache::put_cached(self.id, buf) {
+        self.give_back_as(self.id, buf, shown);
+    }
+
+    /// [`Self::give_back`] for this pool, whose id is `id`, once clearing is settled.
+    #[inline(always)]
+    fn give_back_as(&self, id: PoolId, buf: Box<[T]>, shown: usize) {
+        match cache::put_cached(id, buf) {
             Ok(None) => {}
             Ok(Some(previous)) => self.keep_on_stack(previous, None),
             Err(refused) => self.give_back_slow(refused, shown),
@@ -457,7 +463,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[cold]
     #[inline(never)]
     fn keep_on_stack(&self, buf: Box<[T]>, tally: Option<Tally<'_>>) {
-        let bucket = (buf.len().trailing_zeros() as usize).wrapping_sub(4);
+        let bucket =
+            slot::bucket_of_entry(buf.len().trailing_zeros() as usize).unwrap_or(usize::MAX);
         let is_bucket_buffer = buf.len().is_power_of_two() && bucket < self.buckets;
         if is_bucket_buffer && self.inner.push(bucket, buf).is_ok() {
             return;
@@ -510,11 +517,11 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// Frees what the pool holds and returns the bytes of buffer released now: every shared
     /// stack (including the stacks' own storage) and the calling thread's cache. Every other
-    /// live thread's cache (at most one buffer per bucket each) is freed by that thread — the
-    /// next time it misses its cache, visits the pool's shared stacks or exits — because only
-    /// its owner thread touches a cache (that is what keeps rents and give-backs free of locks
-    /// and atomic read-modify-writes). Rented buffers are unaffected and are kept again when
-    /// given back.
+    /// live thread's cache (at most one buffer per bucket each) is freed by that thread, at its
+    /// next visit to the pool's slow path (a rent that misses its cache, for example) or when
+    /// it exits, because only a cache's own thread touches it (that is what keeps rents and
+    /// give-backs free of locks and atomic read-modify-writes). Rented buffers are unaffected
+    /// and are kept again when given back.
     pub fn trim(&self) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let mut freed = 0;
