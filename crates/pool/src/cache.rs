@@ -20,6 +20,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
+use crate::PoolStats;
 use crate::slot::{self, Slots};
 
 pub(crate) fn lock<X>(mutex: &Mutex<X>) -> MutexGuard<'_, X> {
@@ -40,6 +41,41 @@ pub(crate) struct Counters {
 
 /// One of the counters.
 pub(crate) type Counter = fn(&Counters) -> &AtomicU64;
+
+impl Counters {
+    /// Every counter, in the order a snapshot must read them: a counter that an operation
+    /// bumps after another one comes first (a discard after its return, an allocation or an
+    /// oversize after its rent, a return after its rent). Each counter then reads at least
+    /// what the ones before it counted, so a snapshot never shows more returns than rents.
+    const READ_ORDER: [Counter; 5] = [
+        |c| &c.discarded,
+        |c| &c.allocations,
+        |c| &c.oversize,
+        |c| &c.returns,
+        |c| &c.rents,
+    ];
+
+    /// A snapshot's counts, each counter summed by `sum` over every set of counters that has
+    /// one, in [`Self::READ_ORDER`].
+    pub(crate) fn snapshot(sum: impl FnMut(Counter) -> u64) -> PoolStats {
+        let [discarded, allocations, oversize, returns, rents] = Self::READ_ORDER.map(sum);
+        PoolStats {
+            rents,
+            allocations,
+            returns,
+            discarded,
+            oversize,
+            ..PoolStats::default()
+        }
+    }
+
+    /// Adds `other`'s counts to these (a thread's, to its pool's when it exits).
+    fn absorb(&self, other: &Counters) {
+        for counter in Self::READ_ORDER {
+            counter(self).fetch_add(counter(other).load(Ordering::Acquire), Ordering::Release);
+        }
+    }
+}
 
 /// The counters an operation adds to, and who else may add to them.
 #[derive(Clone, Copy)]
@@ -295,19 +331,7 @@ impl<T: Send + 'static> Retire for Local<T> {
                 pool.bump(|c| &c.discarded);
             }
         });
-        let fields: [Counter; 5] = [
-            |c| &c.rents,
-            |c| &c.allocations,
-            |c| &c.returns,
-            |c| &c.discarded,
-            |c| &c.oversize,
-        ];
-        for field in fields {
-            field(&inner.counters).fetch_add(
-                field(&self.counters).load(Ordering::Acquire),
-                Ordering::Release,
-            );
-        }
+        inner.counters.absorb(&self.counters);
         locals.retain(|local| !std::ptr::eq(Arc::as_ptr(local), self));
     }
 

@@ -21,7 +21,7 @@ use std::mem;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use cache::{Counter, Create, Inner, Owned, PoolId, SHARED_ID, Tally, lock, with_local};
+use cache::{Counter, Counters, Create, Inner, Owned, PoolId, SHARED_ID, Tally, lock, with_local};
 pub use guard::{OwnedRented, Rented};
 pub use vec_pool::{PooledVec, VecPool};
 
@@ -207,17 +207,6 @@ pub fn bucket_capacity(len: usize) -> Option<usize> {
 
 /// Ids for the thread caches of pools other than [`shared`] (whose id is 0); never reused.
 static NEXT_ID: AtomicU64 = AtomicU64::new(SHARED_ID + 1);
-
-/// The counters a `stats` snapshot reads, in the order it must read them: a counter that an
-/// operation bumps after another one comes first (a discard after its return, an allocation
-/// or an oversize after its rent, a return after its rent).
-const READ_ORDER: [Counter; 5] = [
-    |c| &c.discarded,
-    |c| &c.allocations,
-    |c| &c.oversize,
-    |c| &c.returns,
-    |c| &c.rents,
-];
 
 impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Creates a pool.
@@ -490,16 +479,10 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
                 |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
             )
         };
-        let [discarded, allocations, oversize, returns, rents] = READ_ORDER.map(sum);
         let element = mem::size_of::<T>() as u64;
         let mut stats = PoolStats {
-            rents,
-            allocations,
-            returns,
-            discarded,
-            oversize,
             thread_caches: locals.len() as u64,
-            ..PoolStats::default()
+            ..Counters::snapshot(sum)
         };
         let mut retain = |capacity: usize| {
             stats.retained_buffers += 1;

@@ -139,16 +139,8 @@ impl<T: Send> VecPool<T> {
     /// The pool's counters and what it holds right now (`retained_bytes` counts each kept
     /// vector's capacity).
     pub fn stats(&self) -> PoolStats {
-        let [discarded, allocations, oversize, returns, rents] =
-            crate::READ_ORDER.map(|counter| counter(&self.counters).load(Ordering::Acquire));
-        let mut stats = PoolStats {
-            rents,
-            allocations,
-            returns,
-            discarded,
-            oversize,
-            ..PoolStats::default()
-        };
+        let mut stats =
+            Counters::snapshot(|counter| counter(&self.counters).load(Ordering::Acquire));
         for class in self.classes.iter() {
             for vec in lock(class).iter() {
                 stats.retained_buffers += 1;

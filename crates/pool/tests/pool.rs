@@ -9,13 +9,8 @@ use lab::count;
 use pool::workloads::{self, FIRST_LINE, LINE_BUFFER, LetGo, SECOND_LINE};
 use pool::{BufferPool, ClearPolicy, ConfigError, PoolConfig, PoolStats, Rented};
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
-
-/// Miri interprets every instruction: loop counts are scaled down there.
-const fn scaled(native: usize, miri: usize) -> usize {
-    if cfg!(miri) { miri } else { native }
-}
+mod common;
+use common::scaled;
 
 fn default_pool() -> BufferPool<u8> {
     BufferPool::new(PoolConfig::default())

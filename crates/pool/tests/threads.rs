@@ -9,13 +9,8 @@ use std::sync::{Arc, Barrier, mpsc};
 use lab::count;
 use pool::{BufferPool, OwnedRented, PoolConfig, shared_config};
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
-
-/// Miri interprets every instruction: loop counts are scaled down there.
-const fn scaled(native: usize, miri: usize) -> usize {
-    if cfg!(miri) { miri } else { native }
-}
+mod common;
+use common::scaled;
 
 /// Rents `len` on a new thread, gives it back there, lets the thread exit; returns the
 /// buffer's address.

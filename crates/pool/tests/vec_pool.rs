@@ -8,13 +8,8 @@ use lab::count;
 use pool::VecPool;
 use pool::workloads::{self, FIRST_LINE, SECOND_LINE};
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
-
-/// Miri interprets every instruction: loop counts are scaled down there.
-const fn scaled(native: usize, miri: usize) -> usize {
-    if cfg!(miri) { miri } else { native }
-}
+mod common;
+use common::scaled;
 
 /// P4 with a vector: the same storage, length 0, and a read with the remembered length finds
 /// nothing instead of the previous line's tail.

@@ -5,12 +5,11 @@
 use lab::count;
 use pool::workloads::{self, ContentionWorkers, HIT_BYTES, Source};
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
+mod common;
 
-/// Miri interprets every instruction: loop counts are scaled down there.
+/// [`common::scaled`], as an operation count.
 const fn scaled(native: u64, miri: u64) -> u64 {
-    if cfg!(miri) { miri } else { native }
+    common::scaled(native as usize, miri as usize) as u64
 }
 
 /// P12: one run is `ops` operations on each of `threads` workers, and a worker set serves many
