@@ -293,6 +293,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// A thread's first rent (of any size but 0) also creates its cache for this pool: one
     /// allocation, plus one whenever the pool's list of thread caches or, for a pool other
     /// than [`shared`], the thread's list of pools has to grow.
+    ///
+    /// # Panics
+    /// Like `vec!`, if a request above the largest bucket is more than `isize::MAX` bytes.
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
