@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use pool::workloads::{self, FIRST_LINE};
+use pool::workloads::{self, Contender, Contenders, ContentionWorkers, FIRST_LINE, Source};
 use pool::{BufferPool, PoolConfig};
 
 fn p1_one_line(c: &mut Criterion) {
@@ -45,5 +45,41 @@ fn p10_by_size(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p1_one_line, p10_by_size);
+/// P12: one iteration is one operation on each worker thread, all at once; the time is the wall
+/// time of the whole run (spawning is outside it: the workers wait between runs).
+fn p12_contention(c: &mut Criterion) {
+    let mut group = c.benchmark_group("P12");
+    for threads in [1usize, 2, 4] {
+        let workers = ContentionWorkers::new(threads);
+        for source in Source::ALL {
+            workers.run(source, 100); // warm-up: each worker's cache and first buffer
+            let id = BenchmarkId::new(format!("{source:?}"), threads);
+            group.bench_function(id, |b| {
+                b.iter_custom(|iters| workers.run(source, iters).wall)
+            });
+        }
+    }
+    group.finish();
+}
+
+/// P13: the same rent, touch and give-back with the pool crates a Rust user would pick.
+fn p13_other_pools(c: &mut Criterion) {
+    let mut group = c.benchmark_group("P13");
+    for n in [128usize, workloads::HIT_BYTES] {
+        let mut contenders = Contenders::new(n);
+        for contender in Contender::ALL {
+            let id = BenchmarkId::new(format!("{contender:?}"), n);
+            group.bench_function(id, |b| b.iter(|| contenders.run(contender)));
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    p1_one_line,
+    p10_by_size,
+    p12_contention,
+    p13_other_pools
+);
 criterion_main!(benches);

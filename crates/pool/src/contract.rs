@@ -9,9 +9,10 @@
 //! check: CI runs these doctests on nightly as well (`cargo +nightly test --doc -p pool`).
 //!
 //! What is left to run time is measured in the chapter (`docs/03-pool.md`, P4–P9): stale
-//! data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers leaked with
-//! `mem::forget` (safe: the pool allocates a new one), returns beyond a bucket's bound
-//! (freed and counted), and the memory the pool retains.
+//! data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers kept for good — with
+//! `mem::forget`, `Box::leak`, a `ManuallyDrop`, or a guard parked in a long-lived structure
+//! (all safe: the pool allocates a new one) — returns beyond a bucket's bound (freed and
+//! counted), and the memory the pool retains.
 //!
 //! # 1. Give back twice
 //! Giving back is dropping the guard, and a value is dropped once: the second `drop` is a use
@@ -43,6 +44,21 @@
 //! let mut buf = pool.rent(64);
 //! buf[0] = 99;
 //! drop(buf);
+//! ```
+//! Giving back with clearing, [`Rented::give_back_cleared`](crate::Rented::give_back_cleared),
+//! takes the guard by value too, so a write after it is the same error (E0382).
+//! ```compile_fail,E0382
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let mut buf = pool.rent(64);
+//! buf.give_back_cleared();
+//! buf[0] = 99;
+//! ```
+//! The twin writes the secret first:
+//! ```
+//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let mut buf = pool.rent(64);
+//! buf[0] = 99;
+//! buf.give_back_cleared();
 //! ```
 //!
 //! # 3. A slice that outlives its guard
@@ -92,7 +108,8 @@
 //! ```compile_fail,E0451
 //! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
 //! let foreign: Box<[u8]> = vec![0u8; 64].into_boxed_slice();
-//! let fake = pool::Rented { buf: foreign, len: 64, pool: &pool };
+//! let buf = std::mem::ManuallyDrop::new(foreign);
+//! let fake = pool::Rented { buf, len: 64, pool: &pool };
 //! drop(fake);
 //! ```
 //! The twin gets its guard from the pool:
@@ -104,10 +121,11 @@
 //! ```
 //!
 //! # 6. A pool of values that cannot cross threads
-//! The pool's per-thread caches are reachable from every thread (by `trim` and `stats`), so
-//! its element type must be `Send`, and the pool is then `Send + Sync` by the compiler's own
-//! rules; nothing in the crate asserts it by hand. A pool of a type that is not `Send` does
-//! not compile (E0277).
+//! Buffers move between threads — a guard dropped on another thread, an exiting thread's cache
+//! handed to the shared stacks, the caches of live threads freed by the thread that drops the
+//! pool — so the element type must be `Send`, and the pool is then `Send + Sync` by the
+//! compiler's own rules; nothing in the crate asserts it by hand. A pool of a type that is not
+//! `Send` does not compile (E0277).
 //! ```compile_fail,E0277
 //! #[derive(Clone, Copy, Default)]
 //! struct NotSend(std::marker::PhantomData<*const u8>);
@@ -122,4 +140,46 @@
 //! fn needs_sync<P: Sync>(_: &P) {}
 //! let pool = pool::BufferPool::<IsSend>::new(pool::PoolConfig::default());
 //! needs_sync(&pool);
+//! ```
+//!
+//! # 7. A borrowed buffer sent to a thread that may outlive its pool
+//! `std::thread::spawn` takes only `'static` closures, and a [`Rented`](crate::Rented) borrows
+//! its pool: moving one into a spawned thread does not compile, since the thread could outlive
+//! the pool (E0597).
+//! ```compile_fail,E0597
+//! use std::sync::Arc;
+//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let mut buf = pool.rent(64);
+//! std::thread::spawn(move || buf[0] = 1).join().unwrap();
+//! ```
+//! The twin rents an [`OwnedRented`](crate::OwnedRented), which holds an `Arc` of the pool
+//! (tokio's `acquire_owned` convention): `'static` and `Send`, it goes back to the pool from
+//! the other thread.
+//! ```
+//! use std::sync::Arc;
+//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let mut buf = Arc::clone(&pool).rent_owned(64);
+//! std::thread::spawn(move || buf[0] = 1).join().unwrap();
+//! assert_eq!(pool.stats().returns, 1);
+//! ```
+//!
+//! # 8. The owned guard keeps the same rules
+//! An [`OwnedRented`](crate::OwnedRented) is given back by dropping it, once (E0382), exactly
+//! like a `Rented`.
+//! ```compile_fail,E0382
+//! use std::sync::Arc;
+//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let mut buf = pool.rent_owned(64);
+//! drop(buf);
+//! buf[0] = 99;
+//! ```
+//! The twin writes before giving back. Rule 4 is the one that changes: the guard owns a
+//! reference to the pool, so dropping every other reference while a buffer is out compiles,
+//! and the pool lives until the buffer comes back.
+//! ```
+//! use std::sync::Arc;
+//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let mut buf = pool.rent_owned(64);
+//! buf[0] = 99;
+//! drop(buf);
 //! ```

@@ -1,18 +1,29 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// `unsafe` code is allowed in three modules only, `slot`, `cache` and `guard`; every block says
+// why it is sound.
+#![deny(unsafe_code)]
 
+#[allow(unsafe_code)]
+mod cache;
 pub mod contract;
 #[cfg(feature = "experiments")]
 pub mod experiments;
+#[allow(unsafe_code)]
+mod guard;
+#[allow(unsafe_code)]
+mod slot;
+mod vec_pool;
 pub mod workloads;
 
 use std::fmt;
 use std::mem;
-use std::ops::{Deref, DerefMut};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
-use thread_local::ThreadLocal;
+use cache::{Counter, Counters, Create, Inner, Owned, PoolId, SHARED_ID, Tally, lock, with_local};
+pub use guard::{OwnedRented, Rented};
+pub use vec_pool::{PooledVec, VecPool};
 
 /// The smallest bucket: `rent(1)` gets a buffer of this many elements, as in .NET.
 pub const MIN_BUCKET_LEN: usize = 16;
@@ -21,7 +32,8 @@ pub const MIN_BUCKET_LEN: usize = 16;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ClearPolicy {
     /// Keep the contents: the next renter may see the previous renter's data (in the part of
-    /// the buffer both were shown). The default, as in .NET, because clearing costs time.
+    /// the buffer both were shown). The default, as in .NET, because clearing costs time. A
+    /// renter that held a secret clears its own buffer with [`Rented::give_back_cleared`].
     #[default]
     Never,
     /// Reset to `T::default()` everything the renter could have written — the prefix of the
@@ -32,18 +44,21 @@ pub enum ClearPolicy {
 /// How a [`BufferPool`] sizes its buckets and how much it keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolConfig {
-    /// The largest request served from a bucket, in elements. It is rounded up to a power of
-    /// two (at least [`MIN_BUCKET_LEN`]): that is the largest bucket. Larger requests succeed
-    /// with an exact-size buffer that is freed, not kept, when dropped.
+    /// Sets the largest bucket: `max_len` rounded up to a power of two (at least
+    /// [`MIN_BUCKET_LEN`]). Every request up to that bucket's capacity is pooled — including
+    /// requests above `max_len` itself, as with .NET's `ArrayPool.Create(maxArrayLength, …)`:
+    /// `max_len: 1000` pools `rent(1024)`. A request above the largest bucket succeeds with an
+    /// exact-size buffer that is freed, not kept, when given back.
     pub max_len: usize,
     /// How many buffers each bucket's shared stack keeps. Returns beyond it are freed and
-    /// counted in [`PoolStats::discarded`]. Each thread also keeps one buffer per bucket in
-    /// its own cache, in front of the shared stacks.
+    /// counted in [`PoolStats::discarded`]. Each live thread also keeps one buffer per bucket
+    /// in its own cache, in front of the shared stacks. Any value is accepted: the stacks'
+    /// storage grows as buffers come back and never past this bound.
     pub max_per_bucket: usize,
     /// Whether given-back buffers are cleared.
     pub clear: ClearPolicy,
     /// Whether each thread keeps one buffer per bucket of its own (the fast path). With
-    /// `false`, every rent and return goes to the shared stacks.
+    /// `false`, every rent and return goes to the shared stacks, behind one lock per bucket.
     pub thread_cache: bool,
 }
 
@@ -60,7 +75,7 @@ impl Default for PoolConfig {
     }
 }
 
-/// A configuration [`BufferPool::try_new`] cannot honour.
+/// A configuration [`BufferPool::try_new`] (or [`VecPool::try_new`]) cannot honour.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
     /// `max_len` rounded up to a power of two would not fit in memory (more than `isize::MAX`
@@ -86,82 +101,103 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// The number of buckets for requests up to `max_len` elements of `T`, or why there can be
+/// none that large.
+fn buckets_for<T>(max_len: usize) -> Result<usize, ConfigError> {
+    let element = mem::size_of::<T>().max(1);
+    let max_elements = isize::MAX as usize / element;
+    // The largest power of two whose buffer fits in `isize::MAX` bytes.
+    let limit = 1usize << (usize::BITS - 1 - max_elements.leading_zeros());
+    let largest = bucket_capacity(max_len)
+        .filter(|&cap| cap <= limit)
+        .ok_or(ConfigError::MaxLenTooLarge { max_len, limit })?;
+    Ok((largest / MIN_BUCKET_LEN).trailing_zeros() as usize + 1)
+}
+
 /// Counters of a pool's activity since it was created, summed over every thread.
 ///
-/// Invariant: `rents == returns + outstanding()` at any moment nothing is in flight.
+/// A snapshot is taken while threads keep renting, so it is a moment's view, but never an
+/// impossible one: [`stats`](BufferPool::stats) reads each counter after the ones that are
+/// bumped later in an operation, so it never shows more returns than rents, more allocations
+/// than rents, or more discards than returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
-    /// Calls to `rent` (including `rent(0)` and requests above `max_len`).
+    /// Calls to `rent` (including `rent(0)` and requests above the largest bucket).
     pub rents: u64,
-    /// Rents that had to allocate a fresh buffer (a miss, or a request above `max_len`).
+    /// Rents that had to allocate a fresh buffer (a miss, or a request above the largest
+    /// bucket).
     pub allocations: u64,
     /// Rented buffers given back (dropped), kept or not.
     pub returns: u64,
-    /// Given-back buffers that were freed instead of kept: their bucket was full, or they were
-    /// larger than the largest bucket.
+    /// Given-back buffers that were freed instead of kept: their bucket's stack was full
+    /// (also when an exiting thread's cache went back to a full stack), or they were larger
+    /// than the largest bucket.
     pub discarded: u64,
-    /// Rents above `max_len` (exact size, never kept).
+    /// Rents above the largest bucket (`max_len` rounded up to a power of two): an exact-size
+    /// buffer, never kept. A request above `max_len` but within its bucket is not oversize.
     pub oversize: u64,
     /// Bytes of buffer the pool holds right now, in thread caches and shared stacks (element
     /// storage only; the pool's own bookkeeping is not included).
     pub retained_bytes: u64,
     /// Buffers the pool holds right now.
     pub retained_buffers: u64,
+    /// Live threads that have a cache for this pool right now (threads that used it and have
+    /// not exited).
+    pub thread_caches: u64,
 }
 
 impl PoolStats {
-    /// Buffers rented and not given back yet (or leaked with `mem::forget`).
+    /// Buffers rented and not given back yet (or kept for good: `mem::forget`, `Box::leak`, a
+    /// guard in a `ManuallyDrop` or parked in a long-lived structure). Never panics: a
+    /// snapshot from [`stats`](BufferPool::stats) never has more returns than rents, and a
+    /// hand-made one that does gives 0.
     pub fn outstanding(&self) -> u64 {
-        self.rents - self.returns
+        self.rents.saturating_sub(self.returns)
     }
 
-    /// Rents served without allocating.
+    /// Rents served without allocating (0 for a hand-made snapshot with more allocations than
+    /// rents).
     pub fn hits(&self) -> u64 {
-        self.rents - self.allocations
+        self.rents.saturating_sub(self.allocations)
     }
-}
-
-/// A bucket's shared stack of buffers.
-type Stack<T> = Vec<Box<[T]>>;
-
-/// One thread's cache: a slot per bucket, and that thread's counters.
-#[derive(Debug)]
-struct Local<T> {
-    slots: Box<[Option<Box<[T]>>]>,
-    rents: u64,
-    allocations: u64,
-    returns: u64,
-    discarded: u64,
-    oversize: u64,
 }
 
 /// A pool of reusable buffers of `T`, in power-of-two buckets, with a per-thread cache in
 /// front of bounded shared stacks.
 ///
-/// The element type must be `Send` (its per-thread caches can be reached from any thread,
-/// by [`trim`](Self::trim) and [`stats`](Self::stats)); the pool is then `Send + Sync` by the
-/// compiler's own rules — there is no `unsafe`, and no hand-written `unsafe impl`, in this crate.
+/// # Why `T: Copy + Default + Send + 'static`
+///
+/// - **`Copy`**: an element owns nothing and has no destructor. So a buffer sitting in the
+///   pool keeps no other memory alive (in .NET a pooled array of references keeps every object
+///   it points to alive until the array is cleared: the seed's `IsAlive = True`), and freeing,
+///   trimming or clearing a buffer never runs element code — clearing is a plain fill, freeing
+///   is one `free`. Soundness does not depend on it (the pool would be sound for
+///   `Clone + Default`); it is what a pool of *buffers* is for. For elements that own
+///   something, use a [`VecPool`], whose vectors come back empty, their elements dropped.
+/// - **`Default`**: a fresh buffer is filled with `T::default()` and clearing resets to it, so
+///   the pool never hands out uninitialised memory.
+/// - **`Send`**: buffers move between threads (a guard dropped on another thread, an exiting
+///   thread's cache handed to the shared stacks, the caches of live threads freed by the
+///   thread that drops the pool), so the pool is `Send + Sync` exactly when `T: Send`, by the
+///   compiler's own rules.
+/// - **`'static`**: each thread's cache is found through thread-local storage, which outlives
+///   any borrow. A buffer of borrowed references is not a buffer.
 pub struct BufferPool<T: Send> {
     config: PoolConfig,
-    /// Bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
-    shared: Box<[Mutex<Stack<T>>]>,
-    /// Every thread that used the pool has an entry, kept until the pool is dropped.
-    locals: ThreadLocal<Mutex<Local<T>>>,
+    /// How many buckets: bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
+    buckets: usize,
+    /// Which entry of each thread's storage holds this pool's cache.
+    id: PoolId,
+    inner: Arc<Inner<T>>,
 }
 
 impl<T: Send> fmt::Debug for BufferPool<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BufferPool")
             .field("config", &self.config)
-            .field("buckets", &self.shared.len())
+            .field("buckets", &self.buckets)
             .finish_non_exhaustive()
     }
-}
-
-fn lock<X>(mutex: &Mutex<X>) -> MutexGuard<'_, X> {
-    // Every critical section leaves the state consistent (a push, a pop, a counter
-    // increment), so a panic elsewhere while the lock was held cannot have broken it.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The bucket capacity a request of `len` elements is rounded up to (`len ≥ 1`).
@@ -169,7 +205,10 @@ pub fn bucket_capacity(len: usize) -> Option<usize> {
     len.max(MIN_BUCKET_LEN).checked_next_power_of_two()
 }
 
-impl<T: Copy + Default + Send> BufferPool<T> {
+/// Ids for the thread caches of pools other than [`shared`] (whose id is 0); never reused.
+static NEXT_ID: AtomicU64 = AtomicU64::new(SHARED_ID + 1);
+
+impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Creates a pool.
     ///
     /// # Panics
@@ -181,23 +220,24 @@ impl<T: Copy + Default + Send> BufferPool<T> {
         }
     }
 
-    /// Creates a pool, or says why the configuration cannot work.
+    /// Creates a pool, or says why the configuration cannot work. Every `max_per_bucket` is
+    /// accepted (it is a bound, and the stacks' storage grows only as buffers come back).
     pub fn try_new(config: PoolConfig) -> Result<Self, ConfigError> {
-        let element = mem::size_of::<T>().max(1);
-        let max_bytes = isize::MAX as usize / element;
-        // The largest power of two whose buffer fits in `isize::MAX` bytes.
-        let limit = 1usize << (usize::BITS - 1 - max_bytes.leading_zeros());
-        let largest = bucket_capacity(config.max_len)
-            .filter(|&cap| cap <= limit)
-            .ok_or(ConfigError::MaxLenTooLarge {
-                max_len: config.max_len,
-                limit,
-            })?;
-        let buckets = (largest / MIN_BUCKET_LEN).trailing_zeros() as usize + 1;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Self::with_id(config, id)
+    }
+
+    fn with_id(config: PoolConfig, id: PoolId) -> Result<Self, ConfigError> {
+        let buckets = buckets_for::<T>(config.max_len)?;
         Ok(Self {
             config,
-            shared: (0..buckets).map(|_| Mutex::new(Vec::new())).collect(),
-            locals: ThreadLocal::new(),
+            buckets,
+            id,
+            inner: Arc::new(Inner::new(
+                buckets,
+                config.max_per_bucket,
+                config.thread_cache,
+            )),
         })
     }
 
@@ -206,166 +246,291 @@ impl<T: Copy + Default + Send> BufferPool<T> {
         &self.config
     }
 
-    /// The largest capacity kept by this pool (its largest bucket), in elements.
+    /// The largest capacity kept by this pool (its largest bucket), in elements: every request
+    /// from 1 up to this is pooled.
     pub fn largest_bucket(&self) -> usize {
-        MIN_BUCKET_LEN << (self.shared.len() - 1)
+        MIN_BUCKET_LEN << (self.buckets - 1)
     }
 
-    /// The bucket holding buffers of exactly `capacity` elements, if this pool has one.
-    fn bucket_of(&self, capacity: usize) -> Option<usize> {
-        (capacity.is_power_of_two() && capacity >= MIN_BUCKET_LEN)
-            .then(|| (capacity / MIN_BUCKET_LEN).trailing_zeros() as usize)
-            .filter(|&b| b < self.shared.len())
-    }
-
-    fn local(&self) -> MutexGuard<'_, Local<T>> {
-        lock(self.locals.get_or(|| {
-            Mutex::new(Local {
-                slots: (0..self.shared.len()).map(|_| None).collect(),
-                rents: 0,
-                allocations: 0,
-                returns: 0,
-                discarded: 0,
-                oversize: 0,
-            })
-        }))
+    /// The most bytes of buffer this pool can hold at any moment while `live_threads` threads
+    /// that have used it are alive:
+    ///
+    /// `(max_per_bucket + live_threads) × (2 × largest_bucket − 16) × size_of::<T>()`
+    ///
+    /// (saturating at `u64::MAX`). `2 × largest_bucket − 16` elements is one buffer of every
+    /// bucket (16 + 32 + … + largest). Each bucket's stack holds at most `max_per_bucket`
+    /// buffers, and each live thread's cache at most one per bucket; a thread that exits gives
+    /// its cache back to the stacks (within their bound) or frees it, so threads that have
+    /// exited count for nothing. Without a thread cache the `live_threads` term is 0.
+    /// Bookkeeping (each stack's storage, each thread's slots) is not included.
+    pub fn max_retained_bytes(&self, live_threads: u64) -> u64 {
+        let one_of_each = (2 * self.largest_bucket() as u64 - MIN_BUCKET_LEN as u64)
+            .saturating_mul(mem::size_of::<T>() as u64);
+        let threads = if self.config.thread_cache {
+            live_threads
+        } else {
+            0
+        };
+        (self.config.max_per_bucket as u64)
+            .saturating_add(threads)
+            .saturating_mul(one_of_each)
     }
 
     /// Rents a buffer of `len` elements: `len` is what the guard shows, its capacity is `len`
     /// rounded up to a power of two (at least 16). The guard gives it back when dropped.
     ///
+    /// Which requests are pooled: every `len` from 1 up to
+    /// [`largest_bucket`](Self::largest_bucket) (`max_len` rounded up to a power of two).
+    /// `rent(0)` returns an empty guard and allocates nothing, not even this thread's cache on
+    /// its first use. A request above the largest bucket succeeds with an exact-size buffer
+    /// that is freed when given back ([`PoolStats::oversize`]).
+    ///
     /// The contents are the previous renter's unless the pool clears on return
-    /// ([`ClearPolicy::OnReturn`]) or you use [`BufferPool::rent_cleared`]; a freshly
-    /// allocated buffer is always `T::default()`. `rent(0)` allocates nothing. A request above
-    /// `max_len` succeeds with an exact-size buffer that is freed when dropped.
+    /// ([`ClearPolicy::OnReturn`]), the previous renter gave it back with
+    /// [`Rented::give_back_cleared`], or you use [`BufferPool::rent_cleared`]; a freshly
+    /// allocated buffer is always `T::default()`.
+    ///
+    /// A thread's first rent (of any size but 0) also creates its cache for this pool: one
+    /// allocation, plus one whenever the pool's list of thread caches or, for a pool other
+    /// than [`shared`], the thread's list of pools has to grow.
+    ///
+    /// # Panics
+    /// Like `vec!`, if a request above the largest bucket is more than `isize::MAX` bytes.
+    #[must_use = "dropping a `Rented` gives the buffer back at once"]
+    #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
-        let mut local = self.local();
-        local.rents += 1;
-        if len == 0 {
-            drop(local);
-            return Rented {
-                buf: Box::default(),
-                len,
-                pool: self,
-            };
-        }
-        let buf = match bucket_capacity(len).and_then(|cap| Some((cap, self.bucket_of(cap)?))) {
-            Some((capacity, bucket)) => {
-                let cached = if self.config.thread_cache {
-                    local.slots[bucket].take()
-                } else {
-                    None
-                };
-                match cached.or_else(|| lock(&self.shared[bucket]).pop()) {
-                    Some(buf) => buf,
-                    None => {
-                        local.allocations += 1;
-                        fresh(capacity)
-                    }
-                }
-            }
-            None => {
-                local.allocations += 1;
-                local.oversize += 1;
-                fresh(len)
-            }
-        };
-        drop(local);
-        Rented {
-            buf,
-            len,
-            pool: self,
-        }
+        Rented::new(self.take(len), len, self)
     }
 
     /// Like [`rent`](Self::rent), but the `len` elements shown are reset to `T::default()`
     /// first, whatever the policy: for callers that read before they write.
+    ///
+    /// Not for secrets: it clears when the buffer is *rented*, so whatever this renter writes
+    /// stays in the buffer after it is given back, for the next plain `rent` to read. A renter
+    /// holding a secret gives back with [`Rented::give_back_cleared`].
+    #[must_use = "dropping a `Rented` gives the buffer back at once"]
     pub fn rent_cleared(&self, len: usize) -> Rented<'_, T> {
         let mut rented = self.rent(len);
         rented.fill(T::default());
         rented
     }
 
-    /// Takes a buffer back from a guard being dropped.
-    fn give_back(&self, mut buf: Box<[T]>, len: usize) {
-        let mut local = self.local();
-        local.returns += 1;
-        let Some(bucket) = self.bucket_of(buf.len()) else {
-            if !buf.is_empty() {
-                local.discarded += 1;
-            }
-            return;
-        };
-        if self.config.clear == ClearPolicy::OnReturn {
-            buf[..len].fill(T::default());
+    /// Rents a buffer like [`rent`](Self::rent), with a guard that owns a reference to the
+    /// pool instead of borrowing it: an [`OwnedRented`] is `'static`, and `Send` when `T` is,
+    /// so it can move into `std::thread::spawn` or a task (the convention of tokio's
+    /// `acquire_owned`). It counts and gives back exactly as a [`Rented`] does.
+    #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
+    pub fn rent_owned(self: Arc<Self>, len: usize) -> OwnedRented<T> {
+        let buf = self.take(len);
+        OwnedRented::new(buf, len, self)
+    }
+
+    /// Gets a buffer for a request of `len` elements and counts the rent.
+    ///
+    /// The fast path — this thread's cache known to the fast path and holding a buffer of the
+    /// bucket — is inlined into the caller for the process-wide pool, and one call away for
+    /// the other pool this thread used last; everything else goes through [`Self::take_slow`].
+    #[inline(always)]
+    fn take(&self, len: usize) -> Box<[T]> {
+        if self.id != SHARED_ID {
+            return self.take_other(len);
         }
-        if self.config.thread_cache && local.slots[bucket].is_none() {
-            local.slots[bucket] = Some(buf);
-            return;
-        }
-        let mut stack = lock(&self.shared[bucket]);
-        if stack.len() < self.config.max_per_bucket {
-            if stack.capacity() == 0 {
-                // One allocation per bucket, the first time it keeps anything.
-                stack.reserve_exact(self.config.max_per_bucket);
-            }
-            stack.push(buf);
-        } else {
-            drop(stack);
-            local.discarded += 1;
+        self.take_as(SHARED_ID, len)
+    }
+
+    /// [`Self::take`] for pools other than the process-wide one: out of line, so that the
+    /// process-wide pool's inlined path stays short.
+    #[inline(never)]
+    fn take_other(&self, len: usize) -> Box<[T]> {
+        self.take_as(self.id, len)
+    }
+
+    /// [`Self::take`] for this pool, whose id is `id` (a constant for the process-wide pool).
+    #[inline(always)]
+    fn take_as(&self, id: PoolId, len: usize) -> Box<[T]> {
+        match cache::take_cached(id, len) {
+            Some(buf) => buf,
+            None => self.take_slow(len),
         }
     }
 
-    /// The pool's counters, summed over every thread that has used it.
-    pub fn stats(&self) -> PoolStats {
-        let element = mem::size_of::<T>() as u64;
-        let mut stats = PoolStats::default();
-        let retain = |stats: &mut PoolStats, buf: &[T]| {
-            stats.retained_buffers += 1;
-            stats.retained_bytes += buf.len() as u64 * element;
-        };
-        for local in self.locals.iter() {
-            let local = lock(local);
-            stats.rents += local.rents;
-            stats.allocations += local.allocations;
-            stats.returns += local.returns;
-            stats.discarded += local.discarded;
-            stats.oversize += local.oversize;
-            local
-                .slots
-                .iter()
-                .flatten()
-                .for_each(|b| retain(&mut stats, b));
+    /// Every rent the fast path does not serve.
+    #[cold]
+    #[inline(never)]
+    fn take_slow(&self, len: usize) -> Box<[T]> {
+        let bucket = slot::bucket_of_entry(slot::entry_for(len)).unwrap_or(usize::MAX);
+        if len == 0 {
+            // No cache is touched (or created): `rent(0)` allocates nothing, ever.
+            Tally::Shared(&self.inner.counters).bump(|c| &c.rents);
+            return Box::default();
         }
-        for stack in self.shared.iter() {
-            lock(stack).iter().for_each(|b| retain(&mut stats, b));
+        with_local(self.id, &self.inner, Create::Yes, |owned| {
+            let tally = self.tally(owned);
+            tally.bump(|c| &c.rents);
+            if bucket >= self.buckets {
+                tally.bump(|c| &c.allocations);
+                tally.bump(|c| &c.oversize);
+                return fresh(len);
+            }
+            let cached = owned.and_then(|owned| owned.take(bucket));
+            cached
+                .or_else(|| self.inner.pop(bucket))
+                .unwrap_or_else(|| {
+                    tally.bump(|c| &c.allocations);
+                    fresh(MIN_BUCKET_LEN << bucket)
+                })
+        })
+    }
+
+    /// This thread's counters, or the pool's when the thread has no cache.
+    fn tally<'a>(&'a self, owned: Option<Owned<'a, T>>) -> Tally<'a> {
+        match owned {
+            Some(owned) => Tally::Owner(owned.counters()),
+            None => Tally::Shared(&self.inner.counters),
+        }
+    }
+
+    /// Takes a buffer back from a guard; `shown` is how many elements the renter could write.
+    ///
+    /// With a thread cache, the buffer goes into this thread's slot for its bucket and the
+    /// slot's previous buffer, if any, goes down to the shared stack: the cache keeps the most
+    /// recent buffer, the likeliest to be in the CPU's cache.
+    #[inline(always)]
+    pub(crate) fn give_back(&self, buf: Box<[T]>, shown: usize) {
+        if self.id != SHARED_ID {
+            return self.give_back_other(buf, shown);
+        }
+        // The process-wide pool never clears (`shared_config`): no policy to look at.
+        self.give_back_as(SHARED_ID, buf, shown);
+    }
+
+    /// [`Self::give_back`] for pools other than the process-wide one, out of line.
+    #[inline(never)]
+    fn give_back_other(&self, buf: Box<[T]>, shown: usize) {
+        if self.config.clear == ClearPolicy::OnReturn {
+            return self.give_back_slow(buf, shown);
+        }
+        self.give_back_as(self.id, buf, shown);
+    }
+
+    /// [`Self::give_back`] for this pool, whose id is `id`, once clearing is settled.
+    #[inline(always)]
+    fn give_back_as(&self, id: PoolId, buf: Box<[T]>, shown: usize) {
+        match cache::put_cached(id, buf) {
+            Ok(None) => {}
+            Ok(Some(previous)) => self.keep_on_stack(previous, None),
+            Err(refused) => self.give_back_slow(refused, shown),
+        }
+    }
+
+    /// Every give-back the fast path does not take: counts the return, then keeps the buffer in
+    /// this thread's slot, on the bucket's stack, or frees it.
+    #[cold]
+    #[inline(never)]
+    fn give_back_slow(&self, mut buf: Box<[T]>, shown: usize) {
+        if self.config.clear == ClearPolicy::OnReturn {
+            buf[..shown].fill(T::default());
+        }
+        if buf.is_empty() {
+            // `rent(0)`'s empty guard: counted, no cache touched.
+            Tally::Shared(&self.inner.counters).bump(|c| &c.returns);
+            return;
+        }
+        with_local(self.id, &self.inner, Create::Yes, |owned| {
+            let tally = self.tally(owned);
+            tally.bump(|c| &c.returns);
+            let left = match owned {
+                Some(owned) => owned.put(buf).unwrap_or_else(Some),
+                None => Some(buf),
+            };
+            if let Some(left) = left {
+                self.keep_on_stack(left, Some(tally));
+            }
+        });
+    }
+
+    /// A buffer no slot kept: onto its bucket's stack if it is a bucket's buffer and the stack
+    /// has room, else freed and counted as discarded (on `tally`, or on this thread's counters
+    /// when the caller has not looked them up).
+    #[cold]
+    #[inline(never)]
+    fn keep_on_stack(&self, buf: Box<[T]>, tally: Option<Tally<'_>>) {
+        let bucket =
+            slot::bucket_of_entry(buf.len().trailing_zeros() as usize).unwrap_or(usize::MAX);
+        let is_bucket_buffer = buf.len().is_power_of_two() && bucket < self.buckets;
+        if is_bucket_buffer && self.inner.push(bucket, buf).is_ok() {
+            return;
+        }
+        match tally {
+            Some(tally) => tally.bump(|c| &c.discarded),
+            None => with_local(self.id, &self.inner, Create::Yes, |owned| {
+                self.tally(owned).bump(|c| &c.discarded);
+            }),
+        }
+    }
+
+    /// The pool's counters, summed over every thread, and what it holds right now.
+    ///
+    /// Each counter is summed over every thread before the next is read, in an order that
+    /// makes the snapshot consistent (see [`PoolStats`]); threads cannot leave while it is
+    /// taken.
+    pub fn stats(&self) -> PoolStats {
+        let locals = lock(&self.inner.locals);
+        let sum = |counter: Counter| {
+            locals.iter().fold(
+                counter(&self.inner.counters).load(Ordering::Acquire),
+                |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
+            )
+        };
+        let element = mem::size_of::<T>() as u64;
+        let mut stats = PoolStats {
+            thread_caches: locals.len() as u64,
+            ..Counters::snapshot(sum)
+        };
+        let mut retain = |capacity: usize| {
+            stats.retained_buffers += 1;
+            stats.retained_bytes += capacity as u64 * element;
+        };
+        locals
+            .iter()
+            .flat_map(|local| local.held())
+            .for_each(&mut retain);
+        for stack in self.inner.stacks.iter() {
+            lock(stack).iter().for_each(|buf| retain(buf.len()));
         }
         stats
     }
 
-    /// Frees every buffer the pool holds — every thread's cache and every shared stack,
-    /// including the stacks' own storage — and returns the bytes of buffer released. Rented
-    /// buffers are unaffected and are kept again when given back.
+    /// Frees what the pool holds and returns the bytes of buffer released now: every shared
+    /// stack (including the stacks' own storage) and the calling thread's cache. Every other
+    /// live thread's cache (at most one buffer per bucket each) is freed by that thread, at its
+    /// next visit to the pool's slow path (a rent that misses its cache, for example) or when
+    /// it exits, because only a cache's own thread touches it (that is what keeps rents and
+    /// give-backs free of locks and atomic read-modify-writes). Rented buffers are unaffected
+    /// and are kept again when given back.
     pub fn trim(&self) -> u64 {
         let element = mem::size_of::<T>() as u64;
-        let mut released = 0;
-        for local in self.locals.iter() {
-            for slot in lock(local).slots.iter_mut() {
-                if let Some(buf) = slot.take() {
-                    released += buf.len() as u64 * element;
+        let mut freed = 0;
+        with_local(self.id, &self.inner, Create::No, |own| {
+            freed += own.map_or(0, Owned::empty);
+            for local in lock(&self.inner.locals).iter() {
+                if !own.is_some_and(|own| own.is(local)) {
+                    local.request_trim();
                 }
             }
+        });
+        for stack in self.inner.stacks.iter() {
+            freed += mem::take(&mut *lock(stack))
+                .iter()
+                .map(|buf| buf.len() as u64)
+                .sum::<u64>();
         }
-        for stack in self.shared.iter() {
-            let taken = mem::take(&mut *lock(stack));
-            released += taken.iter().map(|b| b.len() as u64 * element).sum::<u64>();
-        }
-        released
+        freed * element
     }
 }
 
 /// A zero/default-initialised buffer of exactly `len` elements. Never uninitialised memory.
-fn fresh<T: Copy + Default + Send>(len: usize) -> Box<[T]> {
+fn fresh<T: Copy + Default>(len: usize) -> Box<[T]> {
     vec![T::default(); len].into_boxed_slice()
 }
 
@@ -374,10 +539,22 @@ fn fresh<T: Copy + Default + Send>(len: usize) -> Box<[T]> {
 /// Its limits are this crate's, not .NET's: requests up to 16 MiB are pooled (.NET's shared
 /// pool goes to 1 GiB, but it also trims itself under memory pressure, which nothing does
 /// here), each bucket's shared stack keeps 32 buffers per logical core (.NET keeps 32 per
-/// core in per-core partitions), and each thread caches one buffer per bucket.
+/// core in per-core partitions), and each live thread caches one buffer per bucket.
+///
+/// What it can hold at most, with `L` live threads that have used it, is
+/// [`max_retained_bytes`](BufferPool::max_retained_bytes)`(L)`:
+/// `(32 × cores + L) × (32 MiB − 16 B)` — one buffer of each of its 21 buckets
+/// (16 B … 16 MiB) per stack place and per live thread.
+///
+/// Its thread caches have a fast-path pointer of their own, so a thread that also uses other
+/// pools never pushes this one off the fast path.
+#[inline]
 pub fn shared() -> &'static BufferPool<u8> {
     static SHARED: OnceLock<BufferPool<u8>> = OnceLock::new();
-    SHARED.get_or_init(|| BufferPool::new(shared_config()))
+    SHARED.get_or_init(|| match BufferPool::with_id(shared_config(), SHARED_ID) {
+        Ok(pool) => pool,
+        Err(err) => unreachable!("the shared configuration is valid: {err}"),
+    })
 }
 
 /// The configuration of [`shared`].
@@ -393,51 +570,3 @@ pub fn shared_config() -> PoolConfig {
 
 /// The largest request the [`shared`] pool keeps: 16 MiB.
 pub const SHARED_MAX_LEN: usize = 1 << 24;
-
-/// A rented buffer: derefs to `[T]` of the requested length, and gives the buffer back to its
-/// pool when dropped — at the end of scope, on early return and during a panic's unwinding.
-///
-/// It borrows the pool, so the pool cannot be dropped while it is out, and it is the only way
-/// to give a buffer back, so a buffer can be given back once and only to the pool that lent
-/// it (see [`contract`]).
-pub struct Rented<'pool, T: Copy + Default + Send> {
-    buf: Box<[T]>,
-    len: usize,
-    pool: &'pool BufferPool<T>,
-}
-
-impl<T: Copy + Default + Send> Rented<'_, T> {
-    /// The capacity of the underlying buffer (a power of two ≥ 16, or exactly the request for
-    /// `rent(0)` and for requests above `max_len`). Only `len()` elements are shown.
-    pub fn capacity(&self) -> usize {
-        self.buf.len()
-    }
-}
-
-impl<T: Copy + Default + Send> Deref for Rented<'_, T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        &self.buf[..self.len]
-    }
-}
-
-impl<T: Copy + Default + Send> DerefMut for Rented<'_, T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        &mut self.buf[..self.len]
-    }
-}
-
-impl<T: Copy + Default + Send> Drop for Rented<'_, T> {
-    fn drop(&mut self) {
-        self.pool.give_back(mem::take(&mut self.buf), self.len);
-    }
-}
-
-impl<T: Copy + Default + Send + fmt::Debug> fmt::Debug for Rented<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Rented")
-            .field("len", &self.len)
-            .field("capacity", &self.capacity())
-            .finish_non_exhaustive()
-    }
-}

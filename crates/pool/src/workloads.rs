@@ -2,12 +2,17 @@
 //! and the tests (so the three always measure the same code).
 //!
 //! The domain is the .NET chapter's: an order line such as `1042|ต้มยำกุ้ง|2|18000\n` encoded as
-//! UTF-8 into a 128-byte buffer, once per line.
+//! UTF-8 into a 128-byte buffer, once per line. The contention workload (P12) and the
+//! comparison with other pool crates (P13) rent, touch and give back 8 KiB, like the hit path
+//! of P10.
 
 use std::hint::black_box;
 use std::mem::MaybeUninit;
+use std::sync::{Arc, Barrier, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use crate::BufferPool;
+use crate::{BufferPool, ClearPolicy, PoolConfig, VecPool};
 
 /// The seed's first order line: 41 bytes of UTF-8 (the dish name is 9 characters, 27 bytes).
 pub const FIRST_LINE: &str = "1042|ต้มยำกุ้ง|2|18000\n";
@@ -67,7 +72,10 @@ pub fn fresh_touch(n: usize) -> u8 {
     touch(&mut buf)
 }
 
-/// A buffer of `n` bytes rented from `pool`, touched and given back.
+/// A buffer of `n` bytes rented from `pool`, touched and given back: the hit path of P10 and
+/// P13. Inlined into its caller, as a rent is into the code that makes it, so that what a
+/// batch loop counts is the rent, the touch and the give-back, not a call to this function.
+#[inline(always)]
 pub fn rent_touch(pool: &BufferPool<u8>, n: usize) -> u8 {
     let mut buf = pool.rent(n);
     touch(&mut buf)
@@ -113,10 +121,10 @@ pub struct StaleData {
 /// The seed's stale-data sequence (P4) on a fresh pool with the given clearing policy: rent
 /// 64 bytes, write the first line, give back; rent 64 again, count what is there, write the
 /// shorter second line, read with the first line's length; give back; rent again and count.
-pub fn stale_data(clear: crate::ClearPolicy) -> StaleData {
-    let pool = BufferPool::<u8>::new(crate::PoolConfig {
+pub fn stale_data(clear: ClearPolicy) -> StaleData {
+    let pool = BufferPool::<u8>::new(PoolConfig {
         clear,
-        ..crate::PoolConfig::default()
+        ..PoolConfig::default()
     });
     let nonzero = |buf: &[u8]| buf.iter().filter(|&&b| b != 0).count();
     let mut first = pool.rent(64);
@@ -208,4 +216,479 @@ pub fn rent_many<'p>(
     let sum = held.iter().fold(0u8, |acc, b| acc ^ b[0]);
     held.clear();
     sum
+}
+
+/// What the next renter finds in a [`VecPool`]'s vector after the seed's sequence (P4 with a
+/// vector): the same storage, and nothing to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleVec {
+    /// Whether the second rent got the very same storage.
+    pub same_buffer: bool,
+    /// Bytes the first renter wrote.
+    pub first_written: usize,
+    /// The length the second renter's vector has before it writes anything.
+    pub len_before_writing: usize,
+    /// Bytes the second renter wrote.
+    pub second_written: usize,
+    /// A read with the first line's length after the second write: `None`, because the vector
+    /// holds only what its renter wrote (`vec.get(..first_written)`).
+    pub wrong_length_read: Option<String>,
+}
+
+/// The seed's stale-data sequence (P4) on a [`VecPool`]: rent a vector of 64 bytes, write the
+/// first line, give back; rent again, look, write the shorter second line and try to read with
+/// the first line's length.
+pub fn stale_vec() -> StaleVec {
+    let pool = VecPool::<u8>::new(1 << 10, 4);
+    let mut first = pool.rent_vec(64);
+    first.extend_from_slice(FIRST_LINE.as_bytes());
+    let (first_written, first_addr) = (first.len(), first.as_ptr());
+    drop(first);
+
+    let mut second = pool.rent_vec(64);
+    let same_buffer = std::ptr::eq(second.as_ptr(), first_addr);
+    let len_before_writing = second.len();
+    second.extend_from_slice(SECOND_LINE.as_bytes());
+    StaleVec {
+        same_buffer,
+        first_written,
+        len_before_writing,
+        second_written: second.len(),
+        wrong_length_read: second
+            .get(..first_written)
+            .map(|bytes| String::from_utf8_lossy(bytes).into_owned()),
+    }
+}
+
+/// How a renter that held a secret lets go of its buffer (P5, P11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LetGo {
+    /// Drop the guard: the secret stays in the buffer.
+    GiveBack,
+    /// It had rented with `rent_cleared`, which clears on *rent*; then drop the guard.
+    RentClearedThenGiveBack,
+    /// [`Rented::give_back_cleared`](crate::Rented::give_back_cleared): clear what it was shown,
+    /// then give back.
+    GiveBackCleared,
+    /// Drop the guard of a pool with [`ClearPolicy::OnReturn`].
+    PoolClearsOnReturn,
+}
+
+impl LetGo {
+    /// Every way, in the order a table lists them.
+    pub const ALL: [LetGo; 4] = [
+        Self::GiveBack,
+        Self::RentClearedThenGiveBack,
+        Self::GiveBackCleared,
+        Self::PoolClearsOnReturn,
+    ];
+}
+
+/// A renter writes a 16-byte secret into a 64-byte buffer and lets go of it the way `how`
+/// says; the next renter of the same size, renting plainly, counts the secret's bytes it can
+/// still read. Returns that count and whether it got the same buffer.
+pub fn secret_left_for_next_renter(how: LetGo) -> (usize, bool) {
+    const SECRET: &[u8; 16] = b"card 4111-1111-1";
+    let clear = match how {
+        LetGo::PoolClearsOnReturn => ClearPolicy::OnReturn,
+        _ => ClearPolicy::Never,
+    };
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        clear,
+        ..PoolConfig::default()
+    });
+    let mut holder = match how {
+        LetGo::RentClearedThenGiveBack => pool.rent_cleared(64),
+        _ => pool.rent(64),
+    };
+    holder[..SECRET.len()].copy_from_slice(SECRET);
+    let addr = holder.as_ptr();
+    match how {
+        LetGo::GiveBackCleared => holder.give_back_cleared(),
+        _ => drop(holder),
+    }
+    let next = pool.rent(64);
+    let readable = next.iter().zip(SECRET).filter(|(a, b)| a == b).count();
+    (readable, std::ptr::eq(next.as_ptr(), addr))
+}
+
+/// The buffer size of the contention workload (P12) and of the hit path: 8 KiB.
+pub const HIT_BYTES: usize = 8192;
+
+/// Where each operation of the contention workload gets its 8 KiB (P12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// [`crate::shared`]: each thread's cache in front of the shared stacks.
+    SharedPool,
+    /// A fresh `vec![0u8; 8192]` per operation: the allocator (and its own per-thread caches).
+    FreshVec,
+    /// A pool like the shared one but without thread caches (`thread_cache: false`): every rent
+    /// and give-back takes the bucket's lock, which all threads share.
+    NoThreadCache,
+}
+
+impl Source {
+    /// Every source, in the order a table lists them.
+    pub const ALL: [Source; 3] = [Self::SharedPool, Self::FreshVec, Self::NoThreadCache];
+
+    /// How a table names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::SharedPool => "`pool::shared()`",
+            Self::FreshVec => "fresh `vec![0u8; 8192]`",
+            Self::NoThreadCache => "pool without thread cache",
+        }
+    }
+}
+
+/// One thread's share of a contention run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadRun {
+    /// Operations done (rent or allocate 8 KiB, touch, give back or free).
+    pub ops: u64,
+    /// Time from this thread's first operation to the end of its last.
+    pub elapsed: Duration,
+    /// The folded results of its touches, so that none can be skipped.
+    pub checksum: u8,
+}
+
+/// What one [`ContentionWorkers::run`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentionRun {
+    /// Each worker thread's share, in worker order.
+    pub threads: Vec<ThreadRun>,
+    /// From the release of the workers to the end of the last one.
+    pub wall: Duration,
+}
+
+impl ContentionRun {
+    /// Operations done by all threads.
+    pub fn total_ops(&self) -> u64 {
+        self.threads.iter().map(|t| t.ops).sum()
+    }
+}
+
+/// A job for the workers: run `ops` operations from a source, or stop.
+#[derive(Debug, Clone, Copy)]
+enum Job {
+    Run(Source, u64),
+    Stop,
+}
+
+/// What the workers and their owner share.
+#[derive(Debug)]
+struct Crew {
+    job: Mutex<Job>,
+    /// Every worker and the owner meet here to start a job, and again when it is done.
+    start: Barrier,
+    done: Barrier,
+    results: Mutex<Vec<Option<ThreadRun>>>,
+    no_cache: BufferPool<u8>,
+}
+
+/// A set of worker threads kept alive between runs of the contention workload (P12), so that a
+/// run — one call to [`run`](Self::run) — is a fixed amount of work to time: releasing the
+/// waiting workers, each doing its operations, and waiting for the last one. Spawning and
+/// joining the threads are not part of it.
+///
+/// A worker's first run includes its first-use costs (its cache for the pool, its first
+/// buffer): run once to warm up before measuring.
+///
+/// ```
+/// use pool::workloads::{ContentionWorkers, Source};
+///
+/// let workers = ContentionWorkers::new(2);
+/// workers.run(Source::SharedPool, 10); // warm-up
+/// let run = workers.run(Source::SharedPool, 1_000);
+/// assert_eq!((run.threads.len(), run.total_ops()), (2, 2_000));
+/// ```
+#[derive(Debug)]
+pub struct ContentionWorkers {
+    crew: Arc<Crew>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl ContentionWorkers {
+    /// Spawns `threads` workers (at least 1), waiting for a job. Also creates the pool without
+    /// thread caches that [`Source::NoThreadCache`] rents from: the shared pool's configuration
+    /// with `thread_cache: false`.
+    pub fn new(threads: usize) -> Self {
+        let threads = threads.max(1);
+        let crew = Arc::new(Crew {
+            job: Mutex::new(Job::Stop),
+            start: Barrier::new(threads + 1),
+            done: Barrier::new(threads + 1),
+            results: Mutex::new(vec![None; threads]),
+            no_cache: BufferPool::new(PoolConfig {
+                thread_cache: false,
+                ..crate::shared_config()
+            }),
+        });
+        let handles = (0..threads)
+            .map(|worker| {
+                let crew = Arc::clone(&crew);
+                std::thread::spawn(move || work(&crew, worker))
+            })
+            .collect();
+        Self { crew, handles }
+    }
+
+    /// How many worker threads there are.
+    pub fn threads(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// The pool [`Source::NoThreadCache`] rents from (for its stats).
+    pub fn no_cache_pool(&self) -> &BufferPool<u8> {
+        &self.crew.no_cache
+    }
+
+    /// Every worker does `ops_per_thread` operations from `source` at the same time; returns
+    /// when the last one is done.
+    ///
+    /// # Panics
+    /// If a worker panicked during its operations (none of the sources does).
+    pub fn run(&self, source: Source, ops_per_thread: u64) -> ContentionRun {
+        *lock(&self.crew.job) = Job::Run(source, ops_per_thread);
+        let begin = Instant::now();
+        self.crew.start.wait();
+        self.crew.done.wait();
+        let wall = begin.elapsed();
+        let threads = lock(&self.crew.results)
+            .iter_mut()
+            .enumerate()
+            .map(|(worker, result)| match result.take() {
+                Some(run) => run,
+                None => panic!("contention worker {worker} panicked during its operations"),
+            })
+            .collect();
+        ContentionRun { threads, wall }
+    }
+
+    /// One operation from `source` on the calling thread: what each worker repeats (for
+    /// counting allocations on one thread, for example).
+    pub fn op(&self, source: Source) -> u8 {
+        contention_op(source, &self.crew.no_cache)
+    }
+}
+
+impl Drop for ContentionWorkers {
+    fn drop(&mut self) {
+        *lock(&self.crew.job) = Job::Stop;
+        self.crew.start.wait();
+        for handle in self.handles.drain(..) {
+            // A worker that panicked has already reported it; there is nothing to add here.
+            let _ = handle.join();
+        }
+    }
+}
+
+fn lock<X>(mutex: &Mutex<X>) -> std::sync::MutexGuard<'_, X> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A worker's life: wait for a job, do it, report, until told to stop.
+fn work(crew: &Crew, worker: usize) {
+    loop {
+        crew.start.wait();
+        let Job::Run(source, ops) = *lock(&crew.job) else {
+            return;
+        };
+        // A panic must not leave the others waiting at the barrier: it is caught here and
+        // reported by `run`.
+        let outcome = std::panic::catch_unwind(|| {
+            let begin = Instant::now();
+            let mut checksum = 0u8;
+            for _ in 0..ops {
+                checksum ^= contention_op(source, &crew.no_cache);
+            }
+            ThreadRun {
+                ops,
+                elapsed: begin.elapsed(),
+                checksum: black_box(checksum),
+            }
+        });
+        lock(&crew.results)[worker] = outcome.ok();
+        crew.done.wait();
+    }
+}
+
+/// One operation of the contention workload: 8 KiB from `source` (`no_cache` is the pool of
+/// [`Source::NoThreadCache`]), touched, and given back or freed.
+#[inline]
+pub fn contention_op(source: Source, no_cache: &BufferPool<u8>) -> u8 {
+    match source {
+        Source::SharedPool => rent_touch(crate::shared(), black_box(HIT_BYTES)),
+        Source::FreshVec => fresh_touch(black_box(HIT_BYTES)),
+        Source::NoThreadCache => rent_touch(no_cache, black_box(HIT_BYTES)),
+    }
+}
+
+/// Runs the contention workload once on fresh workers (spawned and joined around the run, so
+/// not for timing: use [`ContentionWorkers`] for that).
+pub fn contention(source: Source, threads: usize, ops_per_thread: u64) -> ContentionRun {
+    ContentionWorkers::new(threads).run(source, ops_per_thread)
+}
+
+#[cfg(feature = "experiments")]
+pub use comparison::{Contender, Contenders};
+
+/// P13: the same rent, touch and give-back with what a Rust user would pick instead of this
+/// crate. Only with the `experiments` feature, which brings the other crates in.
+#[cfg(feature = "experiments")]
+mod comparison {
+    use super::{fresh_touch, rent_touch, touch};
+
+    /// A way to get a scratch buffer of `n` bytes, touch it and let it go (P13).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Contender {
+        /// `pool::shared().rent(n)`: this crate.
+        SharedPool,
+        /// `object-pool` 0.6: a `parking_lot::Mutex<Vec<T>>`, `pull` with a fallback.
+        ObjectPool,
+        /// `lockfree-object-pool` 0.1: `LinearObjectPool`, a lock-free list of pages.
+        LockfreeObjectPool,
+        /// `opool` 0.2: a bounded lock-free queue (`crossbeam-queue`'s `ArrayQueue`).
+        Opool,
+        /// No pool: the caller owns one `Vec<u8>` and passes it down.
+        ReusedVec,
+        /// No pool: a fresh `vec![0u8; n]` each time.
+        FreshVec,
+    }
+
+    impl Contender {
+        /// Every contender, in the order a table lists them.
+        pub const ALL: [Contender; 6] = [
+            Self::SharedPool,
+            Self::ObjectPool,
+            Self::LockfreeObjectPool,
+            Self::Opool,
+            Self::ReusedVec,
+            Self::FreshVec,
+        ];
+
+        /// How a table names it.
+        pub fn label(self) -> &'static str {
+            match self {
+                Self::SharedPool => "`pool::shared()`",
+                Self::ObjectPool => "`object-pool` 0.6 (`Pool::pull`)",
+                Self::LockfreeObjectPool => "`lockfree-object-pool` 0.1 (`LinearObjectPool`)",
+                Self::Opool => "`opool` 0.2 (`Pool::get`)",
+                Self::ReusedVec => "one reused `Vec<u8>`",
+                Self::FreshVec => "fresh `vec![0u8; n]`",
+            }
+        }
+    }
+
+    /// `opool`'s way to make a buffer: `n` zero bytes, and only vectors of that length go back.
+    #[derive(Debug)]
+    struct Zeroed(usize);
+
+    impl opool::PoolAllocator<Vec<u8>> for Zeroed {
+        fn allocate(&self) -> Vec<u8> {
+            vec![0; self.0]
+        }
+
+        fn is_valid(&self, buf: &Vec<u8>) -> bool {
+            buf.len() == self.0
+        }
+    }
+
+    /// Every contender set up for buffers of `n` bytes, each holding one warm buffer, so that
+    /// every operation is a hit (the other crates' pools hand out whole objects, so each pool
+    /// is for one size, as a user of them would set it up).
+    pub struct Contenders {
+        n: usize,
+        object_pool: object_pool::Pool<Vec<u8>>,
+        lockfree: lockfree_object_pool::LinearObjectPool<Vec<u8>>,
+        opool: opool::Pool<Zeroed, Vec<u8>>,
+        reused: Vec<u8>,
+    }
+
+    impl std::fmt::Debug for Contenders {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Contenders")
+                .field("n", &self.n)
+                .finish_non_exhaustive()
+        }
+    }
+
+    impl Contenders {
+        /// The contenders for `n`-byte buffers (`n` at least 1), each warmed with one buffer.
+        pub fn new(n: usize) -> Self {
+            let n = n.max(1);
+            let lockfree =
+                lockfree_object_pool::LinearObjectPool::new(move || vec![0u8; n], |_| {});
+            drop(lockfree.pull());
+            let mut contenders = Self {
+                n,
+                object_pool: object_pool::Pool::new(1, move || vec![0u8; n]),
+                lockfree,
+                opool: opool::Pool::new_prefilled(1, Zeroed(n)),
+                reused: vec![0u8; n],
+            };
+            for contender in Contender::ALL {
+                contenders.run(contender);
+            }
+            contenders
+        }
+
+        /// The buffer size, in bytes.
+        pub fn buffer_len(&self) -> usize {
+            self.n
+        }
+
+        /// `pool::shared().rent(n)`, touched, given back.
+        #[inline(always)]
+        pub fn shared_pool(&self) -> u8 {
+            rent_touch(crate::shared(), self.n)
+        }
+
+        /// `object-pool`: `pull` (allocating `vec![0u8; n]` if the pool is empty), touched,
+        /// given back when the guard drops.
+        #[inline(always)]
+        pub fn object_pool(&self) -> u8 {
+            let n = self.n;
+            let mut buf = self.object_pool.pull(move || vec![0u8; n]);
+            touch(&mut buf)
+        }
+
+        /// `lockfree-object-pool`: `pull`, touched, given back when the guard drops.
+        #[inline(always)]
+        pub fn lockfree_object_pool(&self) -> u8 {
+            let mut buf = self.lockfree.pull();
+            touch(&mut buf)
+        }
+
+        /// `opool`: `get`, touched, given back when the guard drops.
+        #[inline(always)]
+        pub fn opool(&self) -> u8 {
+            let mut buf = self.opool.get();
+            touch(&mut buf)
+        }
+
+        /// The caller's own `Vec<u8>`, touched: no pool at all.
+        #[inline(always)]
+        pub fn reused_vec(&mut self) -> u8 {
+            touch(&mut self.reused)
+        }
+
+        /// A fresh `vec![0u8; n]`, touched and freed.
+        #[inline(always)]
+        pub fn fresh_vec(&self) -> u8 {
+            fresh_touch(self.n)
+        }
+
+        /// One operation of `contender`.
+        pub fn run(&mut self, contender: Contender) -> u8 {
+            match contender {
+                Contender::SharedPool => self.shared_pool(),
+                Contender::ObjectPool => self.object_pool(),
+                Contender::LockfreeObjectPool => self.lockfree_object_pool(),
+                Contender::Opool => self.opool(),
+                Contender::ReusedVec => self.reused_vec(),
+                Contender::FreshVec => self.fresh_vec(),
+            }
+        }
+    }
 }

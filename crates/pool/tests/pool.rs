@@ -1,20 +1,16 @@
-//! The pool's claims, pinned: bucket rounding, zero steady-state allocation, stale data and
-//! clearing, the per-bucket bound, the error paths, threads. Counts are exact.
+//! The pool's claims, pinned: bucket rounding, which requests are pooled, zero steady-state
+//! allocation, first-use costs, stale data and clearing (secrets included), the per-bucket
+//! bound, configurations that used to panic, the error paths, threads. Counts are exact.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use lab::count;
-use pool::workloads::{self, FIRST_LINE, LINE_BUFFER, SECOND_LINE};
-use pool::{BufferPool, ClearPolicy, ConfigError, PoolConfig, Rented};
+use pool::workloads::{self, FIRST_LINE, LINE_BUFFER, LetGo, SECOND_LINE};
+use pool::{BufferPool, ClearPolicy, ConfigError, PoolConfig, PoolStats, Rented};
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
-
-/// Miri interprets every instruction: loop counts are scaled down there.
-const fn scaled(native: usize, miri: usize) -> usize {
-    if cfg!(miri) { miri } else { native }
-}
+mod common;
+use common::scaled;
 
 fn default_pool() -> BufferPool<u8> {
     BufferPool::new(PoolConfig::default())
@@ -75,7 +71,59 @@ fn rent_zero_is_empty_and_allocates_nothing() {
 }
 
 #[test]
-fn above_max_len_is_exact_size_and_not_kept() {
+fn rent_zero_allocates_nothing_even_on_a_threads_first_use() {
+    let pool = default_pool();
+    let shared = pool::shared();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let (bufs, rented) = count(|| (pool.rent(0), shared.rent(0)));
+            let ((), given_back) = count(|| drop(bufs));
+            assert_eq!((rented.allocs, given_back.allocs), (0, 0));
+        });
+    });
+    let s = pool.stats();
+    assert_eq!((s.rents, s.returns, s.thread_caches), (1, 1, 0));
+}
+
+/// The first rent of any size but 0 on a thread creates that thread's cache for the pool: the
+/// cache (one allocation), the thread's list of pools and the pool's list of caches (one each,
+/// when they first grow) — and the buffer itself.
+#[test]
+fn a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer() {
+    let pool = default_pool();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let ((), first) = count(|| drop(pool.rent(LINE_BUFFER)));
+            assert_eq!(first.allocs, 3 + 1);
+            let ((), second) = count(|| drop(pool.rent(LINE_BUFFER)));
+            assert_eq!(second.allocs, 0);
+        });
+    });
+}
+
+/// For the process-wide pool the thread's cache has a place of its own: the cache (one
+/// allocation) and maybe the pool's list of caches (when it grows), plus the buffer.
+#[test]
+fn a_threads_first_rent_from_the_shared_pool_allocates_its_cache_and_the_buffer() {
+    let shared = pool::shared();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // 3,000 bytes: a bucket (4 KiB) no other test of this binary uses on the shared
+            // pool, so no other thread's buffer is on its stack.
+            let ((), first) = count(|| drop(shared.rent(3000)));
+            assert!(
+                (2..=3).contains(&first.allocs),
+                "the cache, maybe the list's growth, and one 4 KiB buffer: {first:?}"
+            );
+            assert!(first.bytes_allocated >= 4096);
+            let ((), second) = count(|| drop(shared.rent(3000)));
+            assert_eq!(second.allocs, 0);
+        });
+    });
+}
+
+#[test]
+fn above_the_largest_bucket_is_exact_size_and_not_kept() {
     let pool = BufferPool::<u8>::new(PoolConfig {
         max_len: 1000,
         ..PoolConfig::default()
@@ -92,8 +140,24 @@ fn above_max_len_is_exact_size_and_not_kept() {
     let s = pool.stats();
     // Only the 16-element buffer of the first rent is kept.
     assert_eq!((s.oversize, s.discarded, s.retained_bytes), (1, 1, 16));
-    // Up to the largest bucket is pooled, even above `max_len`.
-    assert_eq!(pool.rent(1024).capacity(), 1024);
+}
+
+/// `max_len` sets the largest bucket, `max_len` rounded up to a power of two: every request up
+/// to that bucket is pooled, also those above `max_len`, as in .NET's `ArrayPool.Create`.
+#[test]
+fn a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        max_len: 1000,
+        ..PoolConfig::default()
+    });
+    let first = pool.rent(1024);
+    assert_eq!(first.capacity(), 1024);
+    drop(first);
+    let (again, stats) = count(|| pool.rent(1001));
+    assert_eq!((again.capacity(), stats.allocs), (1024, 0));
+    drop(again);
+    let s = pool.stats();
+    assert_eq!((s.oversize, s.discarded, s.retained_bytes), (0, 0, 1024));
 }
 
 #[test]
@@ -196,6 +260,49 @@ fn rent_cleared_resets_whatever_the_policy() {
     assert!(pool.rent_cleared(64).iter().all(|&b| b == 0));
 }
 
+/// P5, P11: `give_back_cleared` is the way to let go of a secret. The next plain renter of the
+/// same buffer reads `T::default()` where the secret was.
+#[test]
+fn after_give_back_cleared_the_next_plain_renter_reads_only_defaults() {
+    let pool = default_pool();
+    let mut secret = pool.rent(64);
+    secret[..16].copy_from_slice(b"card 4111-1111-1");
+    let addr = secret.as_ptr();
+    secret.give_back_cleared();
+    let next = pool.rent(64);
+    assert!(std::ptr::eq(next.as_ptr(), addr), "the same buffer");
+    assert!(next.iter().all(|&b| b == 0));
+    let s = pool.stats();
+    assert_eq!((s.rents, s.returns), (2, 1));
+}
+
+/// P5, P11: of the four ways to let go of a 16-byte secret, only `give_back_cleared` and a
+/// pool that clears on return leave nothing for the next renter; `rent_cleared` clears when
+/// the buffer is rented, so the secret written after it stays.
+#[test]
+fn only_give_back_cleared_or_a_clearing_pool_wipes_a_secret_and_rent_cleared_does_not() {
+    let left: Vec<(usize, bool)> = LetGo::ALL
+        .iter()
+        .map(|&how| workloads::secret_left_for_next_renter(how))
+        .collect();
+    assert_eq!(left, [(16, true), (16, true), (0, true), (0, true)]);
+}
+
+/// `give_back_cleared` clears only what the renter was shown: the rest of the bucket holds
+/// nothing it wrote, and clearing it would cost for nothing.
+#[test]
+fn give_back_cleared_clears_the_shown_prefix_only() {
+    let pool = default_pool();
+    let mut wide = pool.rent(2048);
+    wide.fill(7);
+    drop(wide);
+    let narrow = pool.rent(1025);
+    narrow.give_back_cleared();
+    let wide = pool.rent(2048);
+    assert!(wide[..1025].iter().all(|&b| b == 0));
+    assert!(wide[1025..].iter().all(|&b| b == 7));
+}
+
 #[test]
 fn one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates() {
     let max_per_bucket = 50;
@@ -210,6 +317,54 @@ fn one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates() {
     let s = pool.stats();
     assert_eq!(s.discarded, 3);
     assert_eq!(s.retained_buffers, limit as u64);
+}
+
+#[test]
+fn the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down() {
+    let pool = default_pool();
+    let (older, newer) = (pool.rent(100), pool.rent(100));
+    let (older_addr, newer_addr) = (older.as_ptr(), newer.as_ptr());
+    drop(older);
+    drop(newer);
+    // The most recent give-back is in this thread's cache and is handed out first; the older
+    // one went down to the shared stack.
+    let first = pool.rent(100);
+    let second = pool.rent(100);
+    assert!(std::ptr::eq(first.as_ptr(), newer_addr));
+    assert!(std::ptr::eq(second.as_ptr(), older_addr));
+}
+
+#[test]
+fn max_per_bucket_usize_max_is_accepted_and_no_give_back_or_drop_panics() {
+    let pool = BufferPool::<u8>::try_new(PoolConfig {
+        max_per_bucket: usize::MAX,
+        ..PoolConfig::default()
+    })
+    .expect("any bound is a valid bound");
+    let held: Vec<_> = (0..scaled(100, 10)).map(|_| pool.rent(64)).collect();
+    drop(held);
+    let s = pool.stats();
+    assert_eq!(
+        (s.discarded, s.retained_buffers),
+        (0, scaled(100, 10) as u64)
+    );
+    assert_eq!(
+        pool.max_retained_bytes(1),
+        u64::MAX,
+        "saturates, never overflows"
+    );
+    drop(pool);
+}
+
+#[test]
+fn outstanding_and_hits_never_panic_even_on_a_hand_made_snapshot() {
+    let impossible = PoolStats {
+        rents: 1,
+        returns: 5,
+        allocations: 3,
+        ..PoolStats::default()
+    };
+    assert_eq!((impossible.outstanding(), impossible.hits()), (0, 0));
 }
 
 #[test]
@@ -309,11 +464,12 @@ fn trim_releases_every_byte_the_pool_retains() {
     assert_eq!(retained, 16 + 128 + 2048 * 2 + 8192);
     let (released, stats) = count(|| pool.trim());
     assert_eq!(released, retained);
-    // Every buffer, plus the one shared stack that had kept something (the second 2 KiB one).
+    // Every buffer, plus the storage of the one shared stack that had kept something (the
+    // first 2 KiB buffer, pushed down by the second): 4 entries, its first growth.
     assert_eq!(stats.deallocs, 5 + 1);
     assert_eq!(
         stats.bytes_freed,
-        retained + 50 * std::mem::size_of::<Box<[u8]>>() as u64
+        retained + 4 * std::mem::size_of::<Box<[u8]>>() as u64
     );
     assert_eq!(
         (pool.stats().retained_bytes, pool.stats().retained_buffers),
@@ -323,7 +479,7 @@ fn trim_releases_every_byte_the_pool_retains() {
 }
 
 #[test]
-fn rent_on_one_thread_give_back_on_another() {
+fn rent_on_one_thread_give_back_on_another_and_the_exiting_thread_hands_it_on() {
     let pool = Arc::new(default_pool());
     let buf_addr = std::thread::scope(|s| {
         let mut buf = pool.rent(100);
@@ -334,9 +490,11 @@ fn rent_on_one_thread_give_back_on_another() {
     });
     let s = pool.stats();
     assert_eq!((s.returns, s.retained_buffers), (1, 1));
-    // The other thread kept it in its own cache, so this thread gets another buffer.
-    let here = pool.rent(100);
-    assert_ne!(here.as_ptr() as usize, buf_addr);
+    // The other thread kept it in its cache, then exited and gave its cache back to the shared
+    // stack: this thread gets the very same buffer, without allocating.
+    let (here, stats) = count(|| pool.rent(100));
+    assert_eq!(here.as_ptr() as usize, buf_addr);
+    assert_eq!(stats.allocs, 0);
 }
 
 #[test]

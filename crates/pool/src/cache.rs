@@ -1,0 +1,560 @@
+//! Where a pool keeps its buffers and its counts: the shared stacks, every thread's cache, and
+//! the per-thread storage (`std::thread_local!`) that finds this thread's cache without a lock.
+//!
+//! Each thread that uses a pool gets a [`Local`]: its slots (one buffer per bucket) and its own
+//! counters, which only it writes. The pool's [`Inner`] keeps a list of every live thread's
+//! `Local`, so `stats` can read them and `trim` can ask them to empty; the thread keeps the
+//! same `Local` in its thread-local storage, so its rents and give-backs reach it with no lock
+//! and no atomic read-modify-write. When the thread exits, its thread-local storage is dropped:
+//! it gives every cached buffer back to the pool's shared stacks (within their bound; the rest
+//! are freed), adds its counts to the pool's, and leaves the list.
+//!
+//! The slots keep the owner protocol of [`crate::slot`]: only [`Owned`], which this module makes
+//! for the calling thread's own cache and which cannot leave that thread, takes or puts.
+
+use std::any::Any;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::marker::PhantomData;
+use std::mem;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+use crate::PoolStats;
+use crate::slot::{self, Slots};
+
+pub(crate) fn lock<X>(mutex: &Mutex<X>) -> MutexGuard<'_, X> {
+    // Every critical section leaves the state consistent (a push, a pop, a list edit), so a
+    // panic elsewhere while the lock was held cannot have broken it.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A pool's activity counters.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) rents: AtomicU64,
+    pub(crate) allocations: AtomicU64,
+    pub(crate) returns: AtomicU64,
+    pub(crate) discarded: AtomicU64,
+    pub(crate) oversize: AtomicU64,
+}
+
+/// One of the counters.
+pub(crate) type Counter = fn(&Counters) -> &AtomicU64;
+
+impl Counters {
+    /// Every counter, in the order a snapshot must read them: a counter that an operation
+    /// bumps after another one comes first (a discard after its return, an allocation or an
+    /// oversize after its rent, a return after its rent). Each counter then reads at least
+    /// what the ones before it counted, so a snapshot never shows more returns than rents.
+    const READ_ORDER: [Counter; 5] = [
+        |c| &c.discarded,
+        |c| &c.allocations,
+        |c| &c.oversize,
+        |c| &c.returns,
+        |c| &c.rents,
+    ];
+
+    /// A snapshot's counts, each counter summed by `sum` over every set of counters that has
+    /// one, in [`Self::READ_ORDER`].
+    pub(crate) fn snapshot(sum: impl FnMut(Counter) -> u64) -> PoolStats {
+        let [discarded, allocations, oversize, returns, rents] = Self::READ_ORDER.map(sum);
+        PoolStats {
+            rents,
+            allocations,
+            returns,
+            discarded,
+            oversize,
+            ..PoolStats::default()
+        }
+    }
+
+    /// Adds `other`'s counts to these (a thread's, to its pool's when it exits).
+    fn absorb(&self, other: &Counters) {
+        for counter in Self::READ_ORDER {
+            counter(self).fetch_add(counter(other).load(Ordering::Acquire), Ordering::Release);
+        }
+    }
+}
+
+/// The counters an operation adds to, and who else may add to them.
+#[derive(Clone, Copy)]
+pub(crate) enum Tally<'a> {
+    /// A thread's own counters: only that thread writes them, so an increment is a plain load
+    /// and store (`Release`, so that a snapshot that sees it also sees what came before it).
+    Owner(&'a Counters),
+    /// The pool's counters, which any thread may add to: an atomic add. Used off the fast path
+    /// (`rent(0)`, a thread whose thread-local storage is already gone) and at thread exit.
+    Shared(&'a Counters),
+}
+
+impl Tally<'_> {
+    #[inline]
+    pub(crate) fn bump(self, counter: Counter) {
+        match self {
+            Self::Owner(counters) => {
+                let c = counter(counters);
+                c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Release);
+            }
+            Self::Shared(counters) => {
+                counter(counters).fetch_add(1, Ordering::Release);
+            }
+        }
+    }
+}
+
+/// Pushes `item` onto `stack` if it holds fewer than `max` items, or gives `item` back.
+///
+/// The stack's storage grows as items come back, doubling from 4 entries up to `max` and never
+/// past it, and a failure to grow gives the item back instead: no bound, however large, can
+/// make a give-back panic.
+pub(crate) fn push_bounded<X>(stack: &mut Vec<X>, item: X, max: usize) -> Result<(), X> {
+    if stack.len() >= max {
+        return Err(item);
+    }
+    if stack.len() == stack.capacity() {
+        let target = (stack.capacity().saturating_mul(2)).clamp(4.min(max), max);
+        if stack.try_reserve_exact(target - stack.len()).is_err() {
+            return Err(item);
+        }
+    }
+    stack.push(item);
+    Ok(())
+}
+
+/// A bucket's shared stack of buffers.
+pub(crate) type Stack<T> = Vec<Box<[T]>>;
+
+/// The part of a pool that threads' caches can outlive the pool's owner with: the shared
+/// stacks, the list of live threads' caches, and the counts of threads that have left.
+pub(crate) struct Inner<T> {
+    /// Bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
+    pub(crate) stacks: Box<[Mutex<Stack<T>>]>,
+    /// How many buffers each stack keeps at most.
+    pub(crate) max_per_bucket: usize,
+    /// How many slots each thread's cache has: one per bucket, or none without a thread cache.
+    cache_slots: usize,
+    /// Every live thread's cache. Lock order: this list, then a stack.
+    pub(crate) locals: Mutex<Vec<Arc<Local<T>>>>,
+    /// Counts of exited threads, and of operations made without a thread cache.
+    pub(crate) counters: Counters,
+}
+
+impl<T> Inner<T> {
+    pub(crate) fn new(buckets: usize, max_per_bucket: usize, thread_cache: bool) -> Self {
+        Self {
+            stacks: (0..buckets).map(|_| Mutex::new(Vec::new())).collect(),
+            max_per_bucket,
+            cache_slots: if thread_cache { buckets } else { 0 },
+            locals: Mutex::new(Vec::new()),
+            counters: Counters::default(),
+        }
+    }
+
+    /// Keeps `buf` on bucket `bucket`'s stack if the stack has room, or gives it back.
+    pub(crate) fn push(&self, bucket: usize, buf: Box<[T]>) -> Result<(), Box<[T]>> {
+        let Some(stack) = self.stacks.get(bucket) else {
+            return Err(buf);
+        };
+        push_bounded(&mut lock(stack), buf, self.max_per_bucket)
+    }
+
+    /// Takes a buffer from bucket `bucket`'s stack.
+    pub(crate) fn pop(&self, bucket: usize) -> Option<Box<[T]>> {
+        lock(self.stacks.get(bucket)?).pop()
+    }
+}
+
+impl<T> Drop for Inner<T> {
+    fn drop(&mut self) {
+        // Threads that used the pool still hold their `Local` until they exit; free what their
+        // slots hold now rather than then.
+        for local in self
+            .locals
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            // SAFETY: the owner protocol holds, because no owner can be running: the last
+            // reference to the pool is gone, so no thread is renting or giving back, and a
+            // thread exiting now finds the pool gone and leaves its slots alone (`retire`).
+            unsafe { local.slots.drain(|_, buf| drop(buf)) };
+        }
+    }
+}
+
+/// One thread's cache for one pool: a slot per bucket and the thread's counters.
+pub(crate) struct Local<T> {
+    /// Taken from and put into only through [`Owned`].
+    slots: Slots<T>,
+    pub(crate) counters: Counters,
+    /// Set by `trim` on another thread: the owner empties the cache at its next slow-path visit.
+    trim_requested: AtomicBool,
+    pool: Weak<Inner<T>>,
+}
+
+impl<T> Local<T> {
+    /// The capacities of the buffers this cache holds (any thread may ask).
+    pub(crate) fn held(&self) -> impl Iterator<Item = usize> + '_ {
+        self.slots.held()
+    }
+
+    /// Asks the owner to empty this cache at its next slow-path visit (see `BufferPool::trim`).
+    pub(crate) fn request_trim(&self) {
+        self.trim_requested.store(true, Ordering::Relaxed);
+    }
+}
+
+impl<T: Send + 'static> Local<T> {
+    /// A new cache for the calling thread, already in `inner`'s list.
+    fn register(inner: &Arc<Inner<T>>) -> Arc<Self> {
+        let local = Arc::new(Self {
+            slots: Slots::new(inner.cache_slots),
+            counters: Counters::default(),
+            trim_requested: AtomicBool::new(false),
+            pool: Arc::downgrade(inner),
+        });
+        lock(&inner.locals).push(Arc::clone(&local));
+        local
+    }
+}
+
+/// The calling thread's own cache for one pool. Only this module makes one, for the calling
+/// thread's own cache, and it is neither `Send` nor `Sync`, so it cannot reach another thread:
+/// whatever is taken or put through it keeps the slots' owner protocol.
+pub(crate) struct Owned<'a, T> {
+    local: &'a Local<T>,
+    _this_thread: PhantomData<*const ()>,
+}
+
+impl<T> Clone for Owned<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Owned<'_, T> {}
+
+impl<'a, T> Owned<'a, T> {
+    /// # Safety
+    /// `local` is the calling thread's own cache, and nothing else takes from or puts into it
+    /// while the `Owned` lives (true of the cache this module keeps for the calling thread).
+    #[inline(always)]
+    unsafe fn new(local: &'a Local<T>) -> Self {
+        Self {
+            local,
+            _this_thread: PhantomData,
+        }
+    }
+
+    /// This thread's counters for the pool.
+    #[inline(always)]
+    pub(crate) fn counters(self) -> &'a Counters {
+        &self.local.counters
+    }
+
+    /// See [`Slots::take_entry`].
+    #[inline(always)]
+    pub(crate) fn take_entry(self, entry: usize) -> Option<Box<[T]>> {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.local.slots.take_entry(entry) }
+    }
+
+    /// See [`Slots::take`].
+    pub(crate) fn take(self, bucket: usize) -> Option<Box<[T]>> {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.local.slots.take(bucket) }
+    }
+
+    /// See [`Slots::put`].
+    #[inline(always)]
+    pub(crate) fn put(self, buf: Box<[T]>) -> Result<Option<Box<[T]>>, Box<[T]>> {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.local.slots.put(buf) }
+    }
+
+    /// See [`Slots::drain`].
+    pub(crate) fn drain(self, f: impl FnMut(usize, Box<[T]>)) {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.local.slots.drain(f) }
+    }
+
+    /// Empties the cache if a `trim` on another thread asked for it (a load first, so that the
+    /// usual answer, no, costs no atomic read-modify-write).
+    fn honour_trim(self) {
+        let requested = &self.local.trim_requested;
+        if requested.load(Ordering::Relaxed) && requested.swap(false, Ordering::Relaxed) {
+            self.drain(|_, buf| drop(buf));
+        }
+    }
+
+    /// Empties the cache now (and forgets any request to), returning how many elements of
+    /// buffer it freed.
+    pub(crate) fn empty(self) -> u64 {
+        self.local.trim_requested.store(false, Ordering::Relaxed);
+        let mut freed = 0;
+        self.drain(|_, buf| freed += buf.len() as u64);
+        freed
+    }
+
+    /// Whether `local` is this cache.
+    pub(crate) fn is(self, local: &Local<T>) -> bool {
+        ptr::eq(self.local, local)
+    }
+}
+
+/// What a thread's storage needs from a cache of any element type when the thread exits.
+trait Retire: Any + Send + Sync {
+    /// Gives the cached buffers back to the pool (within its bounds, or frees them), adds
+    /// this thread's counts to the pool's and leaves the pool's list.
+    fn retire(&self);
+    /// Whether the pool is gone (only this thread still holds the cache).
+    fn orphaned(&self) -> bool;
+}
+
+impl<T: Send + 'static> Retire for Local<T> {
+    fn retire(&self) {
+        let Some(inner) = self.pool.upgrade() else {
+            // The pool is gone, or going: the thread dropping it empties every cache in its
+            // list, this one included, so this thread must leave the slots alone.
+            return;
+        };
+        // SAFETY: `retire` is called only by `ThreadCaches::drop`, on the thread that owns this
+        // cache, after the fast-path pointers to it are cleared; the pool is alive, so no other
+        // thread empties it.
+        let owned = unsafe { Owned::new(self) };
+        // Under the list's lock, so a `stats` snapshot sees this thread either still in the
+        // list or entirely folded into the pool's counters.
+        let mut locals = lock(&inner.locals);
+        let pool = Tally::Shared(&inner.counters);
+        owned.drain(|bucket, buf| {
+            if inner.push(bucket, buf).is_err() {
+                pool.bump(|c| &c.discarded);
+            }
+        });
+        inner.counters.absorb(&self.counters);
+        locals.retain(|local| !std::ptr::eq(Arc::as_ptr(local), self));
+    }
+
+    fn orphaned(&self) -> bool {
+        self.pool.strong_count() == 0
+    }
+}
+
+/// A pool's id: which entry of a thread's storage holds its cache. Never reused, so an id names
+/// one pool, with one element type, for the life of the process.
+pub(crate) type PoolId = u64;
+
+/// The id of the process-wide pool, [`shared`](crate::shared): the only pool of `u8` with this
+/// id. Other pools count from 1.
+pub(crate) const SHARED_ID: PoolId = 0;
+
+/// An id no pool has: the fast path's "no pool yet".
+const NO_POOL: PoolId = PoolId::MAX;
+
+/// This thread's caches, owned: the process-wide pool's in a field of its own, every other
+/// pool's in a short list keyed by the pool's id. Dropped when the thread exits, which retires
+/// every cache.
+struct ThreadCaches {
+    shared: OnceCell<Arc<Local<u8>>>,
+    others: RefCell<Vec<(PoolId, Arc<dyn Retire>)>>,
+}
+
+impl Drop for ThreadCaches {
+    fn drop(&mut self) {
+        // First of all: the fast path must not reach a cache once it is being retired. (The
+        // pointers' storage has no destructor, so it is never gone while the thread runs.)
+        FAST_RECENT.set((NO_POOL, ptr::null()));
+        FAST_SHARED.set(ptr::null());
+        if let Some(local) = self.shared.take() {
+            local.retire();
+        }
+        for (_, local) in mem::take(self.others.get_mut()) {
+            local.retire();
+        }
+    }
+}
+
+thread_local! {
+    static CACHES: ThreadCaches = const {
+        ThreadCaches { shared: OnceCell::new(), others: RefCell::new(Vec::new()) }
+    };
+
+    // The fast path's way to this thread's caches: plain pointers in storage that has no
+    // destructor, so reading one costs a load (a `thread_local!` with a destructor first
+    // checks whether it is still alive). Only this thread reads or writes them.
+
+    /// The pool other than `shared()` this thread used most recently. Invariant:
+    /// `(NO_POOL, _)`, or `(id, local)` where `local` is the `Local<T>` of pool `id` (whose
+    /// element type is `T`), owned by an entry of this thread's `CACHES.others` that stays
+    /// while pool `id` is alive.
+    static FAST_RECENT: Cell<(PoolId, *const ())> = const { Cell::new((NO_POOL, ptr::null())) };
+    /// Invariant: null, or the `Local<u8>` that `CACHES.shared` of this thread owns.
+    static FAST_SHARED: Cell<*const ()> = const { Cell::new(ptr::null()) };
+}
+
+/// This thread's cache for pool `id`, if the fast path knows it: the process-wide pool's
+/// registered cache, or the cache of the other pool this thread used most recently.
+///
+/// The caller must be pool `id` itself, with element type `T`: a pool passes its own id (the
+/// field is private and ids are never reused), and `SHARED_ID` belongs to a pool of `u8`.
+#[inline(always)]
+fn fast_local<'a, T>(id: PoolId) -> Option<Owned<'a, T>> {
+    let local = if id == SHARED_ID {
+        FAST_SHARED.get()
+    } else {
+        let (recent, local) = FAST_RECENT.get();
+        if recent != id {
+            return None;
+        }
+        local
+    };
+    // SAFETY: by the invariants on `FAST_SHARED` and `FAST_RECENT`, a non-null `local` for
+    // `id` is pool `id`'s `Local`, of pool `id`'s element type, which is `T` since the caller
+    // is pool `id`; it is owned by this thread's `CACHES`, which keeps it while the pool is
+    // alive (the caller borrows the pool, so it is) and until `ThreadCaches::drop`, which
+    // resets both pointers first and cannot run during this call on this thread.
+    let local = unsafe { local.cast::<Local<T>>().as_ref() }?;
+    // SAFETY: it is this thread's own cache (it came from this thread's storage), and the pool
+    // is alive, so no other thread empties it.
+    Some(unsafe { Owned::new(local) })
+}
+
+/// Makes pool `id`'s cache (not the process-wide pool's) the one [`fast_local`] finds.
+fn make_recent<T>(id: PoolId, local: &Local<T>) {
+    FAST_RECENT.set((id, ptr::from_ref(local).cast()));
+}
+
+/// The fast path of a rent of `len` elements: the fast path knows this thread's cache for pool
+/// `id`, and the slot for `len` holds a buffer (`rent(0)` and requests above the largest
+/// bucket simply miss). Counts the rent when it hits; a miss changes nothing.
+#[inline(always)]
+pub(crate) fn take_cached<T>(id: PoolId, len: usize) -> Option<Box<[T]>> {
+    let owned = fast_local::<T>(id)?;
+    let buf = owned.take_entry(slot::entry_for(len))?;
+    Tally::Owner(owned.counters()).bump(|c| &c.rents);
+    Some(buf)
+}
+
+/// The fast path of a give-back: the fast path knows this thread's cache for pool `id`, and it
+/// has a slot for `buf`'s capacity. Counts the return and gives back the buffer that slot held
+/// before (`Ok`), or gives `buf` back untouched and uncounted (`Err`).
+#[inline(always)]
+pub(crate) fn put_cached<T>(id: PoolId, buf: Box<[T]>) -> Result<Option<Box<[T]>>, Box<[T]>> {
+    let Some(owned) = fast_local::<T>(id) else {
+        return Err(buf);
+    };
+    let previous = owned.put(buf)?;
+    Tally::Owner(owned.counters()).bump(|c| &c.returns);
+    Ok(previous)
+}
+
+/// Whether [`with_local`] creates the thread's cache when it has none.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Create {
+    /// Yes: for rents and give-backs.
+    Yes,
+    /// No (`f` gets `None`): for `trim`, which has nothing to free on a thread with no cache.
+    No,
+}
+
+/// Runs `f` with the calling thread's cache for pool `id` — created and registered on the
+/// thread's first use if `create` says so — or with `None` if there is none, or if this
+/// thread's storage is already gone (a guard dropped by another thread-local's destructor
+/// during thread exit). For a rent or give-back (`Create::Yes`), empties the cache first if a
+/// `trim` on another thread asked for it.
+///
+/// The slow path of every operation that [`take_cached`] and [`put_cached`] do not serve: a
+/// thread's first use of a pool (registration), a pool other than the one this thread used
+/// last (a search of its short list of pools, which then becomes the most recent), a slot that
+/// is empty or full, a request no bucket serves.
+pub(crate) fn with_local<T: Send + 'static, R>(
+    id: PoolId,
+    inner: &Arc<Inner<T>>,
+    create: Create,
+    f: impl FnOnce(Option<Owned<'_, T>>) -> R,
+) -> R {
+    let mut f = Some(f);
+    let mut run = |local: Option<&Local<T>>| {
+        // SAFETY: every `local` given to `run` below is this thread's own cache, from this
+        // thread's storage, for a pool that is alive (the caller borrows it).
+        let owned = local.map(|local| unsafe { Owned::new(local) });
+        if let (Some(owned), Create::Yes) = (owned, create) {
+            owned.honour_trim();
+        }
+        f.take().map(|f| f(owned))
+    };
+    let done = CACHES.try_with(|caches| {
+        if id == SHARED_ID {
+            return match (caches.shared.get(), create) {
+                (Some(local), _) => run(as_local(&**local)),
+                (None, Create::Yes) => run(as_local(&*register_shared(caches, inner))),
+                (None, Create::No) => run(None),
+            };
+        }
+        {
+            // The borrow is held while `f` runs; `f` never reaches this thread's storage again
+            // (it counts, takes or puts, locks a stack, allocates or frees).
+            let others = caches.others.borrow();
+            if let Some((_, local)) = others.iter().find(|(other, _)| *other == id) {
+                let local: &dyn Any = &**local;
+                let local = as_local::<T>(local);
+                if let Some(local) = local {
+                    // The invariant on `FAST_RECENT`: an entry of `others` owns it.
+                    make_recent(id, local);
+                }
+                return run(local);
+            }
+        }
+        match create {
+            Create::Yes => run(as_local(&*register_other(caches, id, inner))),
+            Create::No => run(None),
+        }
+    });
+    match done {
+        Ok(Some(result)) => result,
+        _ => run(None).unwrap_or_else(|| unreachable!("`f` runs exactly once")),
+    }
+}
+
+/// `local` as a `Local<T>`, which it is: a pool only ever looks up its own id, whose cache
+/// holds its own element type.
+fn as_local<T: 'static>(local: &dyn Any) -> Option<&Local<T>> {
+    local.downcast_ref()
+}
+
+#[cold]
+#[inline(never)]
+fn register_shared<T: Send + 'static>(
+    caches: &ThreadCaches,
+    inner: &Arc<Inner<T>>,
+) -> Arc<Local<T>> {
+    let local = Local::register(inner);
+    if let Some(bytes) = (&local as &dyn Any).downcast_ref::<Arc<Local<u8>>>() {
+        // `set` fails only if the cell is already set, which the caller checked.
+        if caches.shared.set(Arc::clone(bytes)).is_ok() {
+            // The invariant on `FAST_SHARED`: `caches.shared` owns it now.
+            FAST_SHARED.set(Arc::as_ptr(bytes).cast());
+        }
+    }
+    local
+}
+
+#[cold]
+#[inline(never)]
+fn register_other<T: Send + 'static>(
+    caches: &ThreadCaches,
+    id: PoolId,
+    inner: &Arc<Inner<T>>,
+) -> Arc<Local<T>> {
+    let local = Local::register(inner);
+    let mut others = caches.others.borrow_mut();
+    // Caches of pools dropped since the last registration are empty: forget them, so a
+    // long-lived thread that uses many short-lived pools keeps a short list. (`FAST_RECENT`
+    // may name one of them, but the pool is gone, so no caller can ask for its id; it is
+    // overwritten just below.)
+    others.retain(|(_, other)| !other.orphaned());
+    others.push((id, Arc::clone(&local) as Arc<dyn Retire>));
+    // The invariant on `FAST_RECENT`: the entry just pushed owns it.
+    make_recent(id, &local);
+    local
+}

@@ -1,0 +1,131 @@
+//! The guards a rent hands out: [`Rented`], which borrows its pool, and [`OwnedRented`], which
+//! holds an `Arc` of it. Both show exactly the requested length and give the buffer back when
+//! dropped.
+
+use std::fmt;
+use std::mem::{self, ManuallyDrop};
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use crate::BufferPool;
+
+/// A rented buffer: derefs to `[T]` of the requested length, and gives the buffer back to its
+/// pool when dropped — at the end of scope, on early return and during a panic's unwinding.
+///
+/// It borrows the pool, so the pool cannot be dropped while it is out, and it is the only way
+/// to give a buffer back, so a buffer can be given back once and only to the pool that lent
+/// it (see [`contract`](crate::contract)). To move a rented buffer to another thread that may
+/// outlive the pool's borrow, rent an [`OwnedRented`] instead.
+#[must_use = "dropping a `Rented` gives the buffer back at once"]
+pub struct Rented<'pool, T: Copy + Default + Send + 'static> {
+    /// Taken out exactly once, by `drop`.
+    buf: ManuallyDrop<Box<[T]>>,
+    /// Invariant: at most `buf.len()`.
+    len: usize,
+    pool: &'pool BufferPool<T>,
+}
+
+/// A rented buffer whose guard owns an `Arc` of its pool (from
+/// [`BufferPool::rent_owned`]): `'static`, and `Send` when `T` is, so it can move into
+/// `std::thread::spawn`. Otherwise exactly a [`Rented`]: the same length, the same counts,
+/// given back when dropped.
+#[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
+pub struct OwnedRented<T: Copy + Default + Send + 'static> {
+    /// Taken out exactly once, by `drop`.
+    buf: ManuallyDrop<Box<[T]>>,
+    /// Invariant: at most `buf.len()`.
+    len: usize,
+    pool: Arc<BufferPool<T>>,
+}
+
+impl<'pool, T: Copy + Default + Send + 'static> Rented<'pool, T> {
+    #[inline(always)]
+    /// `len` must be at most `buf.len()` (the pool's rents always are; checked in debug).
+    pub(crate) fn new(buf: Box<[T]>, len: usize, pool: &'pool BufferPool<T>) -> Self {
+        debug_assert!(len <= buf.len());
+        let buf = ManuallyDrop::new(buf);
+        Self { buf, len, pool }
+    }
+}
+
+impl<T: Copy + Default + Send + 'static> OwnedRented<T> {
+    /// `len` must be at most `buf.len()` (the pool's rents always are; checked in debug).
+    pub(crate) fn new(buf: Box<[T]>, len: usize, pool: Arc<BufferPool<T>>) -> Self {
+        debug_assert!(len <= buf.len());
+        let buf = ManuallyDrop::new(buf);
+        Self { buf, len, pool }
+    }
+
+    /// The pool this buffer goes back to.
+    pub fn pool(&self) -> &Arc<BufferPool<T>> {
+        &self.pool
+    }
+}
+
+/// The methods and traits both guards share, written once.
+macro_rules! guard {
+    ($guard:ident $(<$lt:lifetime>)?) => {
+        impl<$($lt,)? T: Copy + Default + Send + 'static> $guard<$($lt,)? T> {
+            /// The capacity of the underlying buffer (a power of two ≥ 16, or exactly the
+            /// request for `rent(0)` and for requests above the largest bucket). Only `len()`
+            /// elements are shown.
+            pub fn capacity(&self) -> usize {
+                self.buf.len()
+            }
+
+            /// Resets the elements this renter was shown to `T::default()`, then gives the
+            /// buffer back: what a renter that held a secret should do. The next renter of the
+            /// buffer reads `T::default()` where the secret was, whatever the pool's
+            /// [`ClearPolicy`](crate::ClearPolicy) (the rest of the buffer was never shown to
+            /// this renter, so it holds nothing this renter wrote). .NET's spelling is
+            /// `Return(array, clearArray: true)`.
+            pub fn give_back_cleared(mut self) {
+                let shown = mem::take(&mut self.len);
+                self.buf[..shown].fill(T::default());
+                // Dropped with `len` 0: nothing left for a clearing pool to clear again.
+            }
+        }
+
+        impl<$($lt,)? T: Copy + Default + Send + 'static> Deref for $guard<$($lt,)? T> {
+            type Target = [T];
+            #[inline(always)]
+            fn deref(&self) -> &[T] {
+                // SAFETY: `len <= buf.len()` (the invariant on `len`), so the range is in
+                // bounds; this skips the check `&self.buf[..self.len]` would repeat on every
+                // access.
+                unsafe { self.buf.get_unchecked(..self.len) }
+            }
+        }
+
+        impl<$($lt,)? T: Copy + Default + Send + 'static> DerefMut for $guard<$($lt,)? T> {
+            #[inline(always)]
+            fn deref_mut(&mut self) -> &mut [T] {
+                // SAFETY: as in `deref`.
+                unsafe { self.buf.get_unchecked_mut(..self.len) }
+            }
+        }
+
+        impl<$($lt,)? T: Copy + Default + Send + 'static> Drop for $guard<$($lt,)? T> {
+            #[inline(always)]
+            fn drop(&mut self) {
+                // SAFETY: `drop` runs once, and nothing uses `buf` after it: taking the box out
+                // (instead of swapping an empty one in) leaves the field logically moved-from,
+                // which `ManuallyDrop` keeps the compiler from dropping again.
+                let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
+                self.pool.give_back(buf, self.len);
+            }
+        }
+
+        impl<$($lt,)? T: Copy + Default + Send + 'static> fmt::Debug for $guard<$($lt,)? T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($guard))
+                    .field("len", &self.len)
+                    .field("capacity", &self.capacity())
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+guard!(Rented<'pool>);
+guard!(OwnedRented);

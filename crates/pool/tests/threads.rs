@@ -1,0 +1,322 @@
+//! The pool across threads, pinned: an exiting thread gives its cache back, a pool dropped
+//! while other threads still cache its buffers frees them, an owned guard crosses
+//! `thread::spawn`, `trim` reaches other threads' caches, the memory bound holds, and a
+//! `stats` snapshot taken while threads work is never impossible.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier, mpsc};
+
+use lab::count;
+use pool::{BufferPool, OwnedRented, PoolConfig, shared_config};
+
+mod common;
+use common::scaled;
+
+/// Rents `len` on a new thread, gives it back there, lets the thread exit; returns the
+/// buffer's address.
+fn rent_on_a_thread_that_exits(pool: &BufferPool<u8>, len: usize) -> usize {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let buf = pool.rent(len);
+            buf.as_ptr() as usize
+        })
+        .join()
+        .unwrap()
+    })
+}
+
+#[test]
+fn a_thread_that_exits_gives_its_cached_buffer_to_the_shared_stack() {
+    for config in [shared_config(), PoolConfig::default()] {
+        let pool = BufferPool::<u8>::new(config);
+        let addr = rent_on_a_thread_that_exits(&pool, 100);
+        let s = pool.stats();
+        // No live thread has a cache for the pool; the buffer is on the shared stack.
+        assert_eq!((s.thread_caches, s.retained_buffers), (0, 1));
+        assert_eq!((s.rents, s.returns, s.discarded), (1, 1, 0));
+        let here = pool.rent(100);
+        assert_eq!(
+            here.as_ptr() as usize,
+            addr,
+            "the same buffer, from the stack"
+        );
+        assert_eq!(pool.stats().allocations, 1);
+    }
+}
+
+#[test]
+fn the_shared_pool_gets_an_exiting_threads_cache_back_too() {
+    // 200,000 bytes: a bucket (256 KiB) no other test of this binary uses on the shared pool.
+    let shared = pool::shared();
+    drop(shared.rent(1)); // this thread's cache exists now
+    let addr = rent_on_a_thread_that_exits(shared, 200_000);
+    let (here, stats) = count(|| shared.rent(200_000));
+    assert_eq!((here.as_ptr() as usize, stats.allocs), (addr, 0));
+}
+
+#[test]
+fn a_thread_that_exits_frees_what_the_full_stacks_cannot_keep() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        max_per_bucket: 0,
+        ..PoolConfig::default()
+    });
+    rent_on_a_thread_that_exits(&pool, 100);
+    let s = pool.stats();
+    assert_eq!(
+        (s.thread_caches, s.retained_buffers, s.discarded),
+        (0, 0, 1)
+    );
+    assert_eq!((s.rents, s.returns, s.outstanding()), (1, 1, 0));
+}
+
+#[test]
+fn counts_of_threads_that_exited_stay_in_the_stats() {
+    let pool = BufferPool::<u8>::new(PoolConfig::default());
+    let threads = scaled(8, 3);
+    for _ in 0..threads {
+        rent_on_a_thread_that_exits(&pool, 64);
+    }
+    let s = pool.stats();
+    assert_eq!((s.rents, s.returns), (threads as u64, threads as u64));
+    assert_eq!(
+        (s.allocations, s.thread_caches),
+        (1, 0),
+        "one buffer, handed on"
+    );
+}
+
+/// The memory bound: `(max_per_bucket + live threads) × one buffer of every bucket`. Threads
+/// that have exited count for nothing.
+#[test]
+fn what_the_pool_retains_stays_within_the_bound_of_its_live_threads() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        max_len: 1 << 12,
+        max_per_bucket: 2,
+        ..PoolConfig::default()
+    });
+    // Every bucket of this pool: 16, 32, … 4,096 bytes.
+    let sizes: Vec<usize> = (0..pool.largest_bucket().trailing_zeros() - 3)
+        .map(|b| 16 << b)
+        .collect();
+    let one_of_each: u64 = sizes.iter().map(|&n| n as u64).sum();
+    assert_eq!(pool.max_retained_bytes(0), 2 * one_of_each);
+    assert_eq!(pool.max_retained_bytes(3), 5 * one_of_each);
+    let live = 3;
+    let ready = Barrier::new(live + 1);
+    let done = Barrier::new(live + 1);
+    std::thread::scope(|s| {
+        let threads: Vec<_> = (0..live)
+            .map(|_| {
+                s.spawn(|| {
+                    // Each thread holds three of every size at once, then gives them back: the
+                    // last stays in its cache, the others go down to the shared stacks, and the
+                    // last thread to give back fills them.
+                    let held: Vec<_> = sizes
+                        .iter()
+                        .flat_map(|&n| [pool.rent(n), pool.rent(n), pool.rent(n)])
+                        .collect();
+                    drop(held);
+                    ready.wait();
+                    done.wait();
+                })
+            })
+            .collect();
+        ready.wait();
+        let s = pool.stats();
+        done.wait(); // before asserting, so that a failure cannot leave the threads waiting
+        // An explicit `join` waits for the thread's exit, thread-local destructors included
+        // (the end of a scope waits only for the closures).
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert_eq!(s.thread_caches, live as u64);
+        assert!(s.retained_bytes <= pool.max_retained_bytes(live as u64));
+        assert_eq!(
+            s.retained_bytes,
+            (live as u64 + 2) * one_of_each,
+            "the bound is reached"
+        );
+    });
+    // The threads exited: their caches went to the stacks, already full, and were freed.
+    let s = pool.stats();
+    assert_eq!(s.thread_caches, 0);
+    assert_eq!(s.retained_bytes, pool.max_retained_bytes(0));
+}
+
+/// A pool dropped while other threads still cache its buffers: the drop frees them (no leak —
+/// Miri checks — and no use after free when those threads exit later).
+#[test]
+fn dropping_a_pool_frees_the_buffers_live_threads_still_cache() {
+    let pool = Arc::new(BufferPool::<u8>::new(PoolConfig::default()));
+    let (cached, exit) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
+    let worker = {
+        let (pool, cached, exit) = (Arc::clone(&pool), Arc::clone(&cached), Arc::clone(&exit));
+        std::thread::spawn(move || {
+            drop(pool.rent(1000)); // cached in this thread's slot
+            drop(pool); // this thread lets go of the pool, but not of its cache
+            cached.wait();
+            exit.wait();
+            // The thread exits now, after the pool is gone: its cache has nothing left to give.
+        })
+    };
+    cached.wait();
+    assert_eq!(pool.stats().retained_bytes, 1024);
+    let pool = Arc::into_inner(pool).expect("the worker let go of its reference");
+    let ((), freed) = count(|| drop(pool));
+    assert!(
+        freed.bytes_freed >= 1024,
+        "the worker's cached 1 KiB buffer is freed by the drop: {freed:?}"
+    );
+    exit.wait();
+    worker.join().unwrap();
+}
+
+/// The same, with the worker's thread exiting while the pool is being dropped: whichever comes
+/// first, each buffer is freed exactly once (run under Miri, which checks for double frees and
+/// leaks).
+#[test]
+fn a_pool_dropped_while_caching_threads_exit_frees_each_buffer_once() {
+    for _ in 0..scaled(20, 3) {
+        let pool = Arc::new(BufferPool::<u8>::new(PoolConfig::default()));
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let pool = Arc::clone(&pool);
+                std::thread::spawn(move || drop(pool.rent(64)))
+            })
+            .collect();
+        drop(pool);
+        for worker in workers {
+            worker.join().unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_owned_guard_moves_into_a_spawned_thread_and_is_given_back_there() {
+    let pool = Arc::new(BufferPool::<u8>::new(PoolConfig::default()));
+    let mut buf: OwnedRented<u8> = Arc::clone(&pool).rent_owned(100);
+    buf[0] = 42;
+    let addr = buf.as_ptr() as usize;
+    let seen = std::thread::spawn(move || {
+        assert_eq!((buf.len(), buf.capacity(), buf[0]), (100, 128, 42));
+        drop(buf);
+    })
+    .join();
+    assert!(seen.is_ok());
+    let s = pool.stats();
+    assert_eq!(
+        (s.rents, s.returns, s.allocations, s.outstanding()),
+        (1, 1, 1, 0)
+    );
+    // The spawned thread cached it, exited, and handed it to the shared stack.
+    let here = pool.rent(100);
+    assert_eq!(here.as_ptr() as usize, addr);
+    assert_eq!(pool.stats().allocations, 1);
+}
+
+#[test]
+fn an_owned_guard_is_static_and_send_and_keeps_its_pool_alive() {
+    fn static_send<T: Send + 'static>(_: &T) {}
+    let pool = Arc::new(BufferPool::<u64>::new(PoolConfig::default()));
+    let buf = Arc::clone(&pool).rent_owned(10);
+    static_send(&buf);
+    drop(pool);
+    assert_eq!(
+        buf.pool().stats().rents,
+        1,
+        "the guard's `Arc` keeps the pool"
+    );
+    let (tx, rx) = mpsc::channel();
+    tx.send(buf).unwrap();
+    let buf = rx.recv().unwrap();
+    assert_eq!(buf.len(), 10);
+}
+
+/// `trim` frees the calling thread's cache and the shared stacks at once; another live
+/// thread's cache is freed by that thread, at its next visit to the pool's slow path.
+#[test]
+fn trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss() {
+    let pool = BufferPool::<u8>::new(PoolConfig::default());
+    let (cached, trimmed, checked) = (Barrier::new(2), Barrier::new(2), Barrier::new(2));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            drop(pool.rent(1000)); // 1 KiB cached on this thread
+            cached.wait();
+            trimmed.wait();
+            drop(pool.rent(16)); // a miss: the slow path honours the trim request
+            checked.wait();
+        });
+        drop(pool.rent(100)); // 128 B cached on this thread
+        cached.wait();
+        let before = pool.stats().retained_bytes;
+        let released = pool.trim();
+        let between = pool.stats().retained_bytes;
+        trimmed.wait();
+        checked.wait();
+        let after = pool.stats().retained_bytes;
+        assert_eq!(
+            (before, released),
+            (1024 + 128, 128),
+            "this thread's cache only"
+        );
+        assert_eq!(
+            between, 1024,
+            "the other thread's, until it visits the pool"
+        );
+        assert_eq!(
+            after, 16,
+            "its 1 KiB is gone; it cached the 16 B it rented since"
+        );
+    });
+}
+
+/// P7-style churn on several threads, with guards moved across threads, while another thread
+/// takes snapshots: every snapshot is possible (never more returns than rents, more
+/// allocations than rents, or more discards than returns), and `outstanding()` never panics.
+#[test]
+fn concurrent_snapshots_never_show_more_returns_than_rents() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        max_per_bucket: 2,
+        ..PoolConfig::default()
+    });
+    let stop = AtomicBool::new(false);
+    let ops = scaled(20_000, 60);
+    std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            let mut snapshots = 0u64;
+            while !stop.load(Ordering::Relaxed) || snapshots == 0 {
+                let st = pool.stats();
+                assert!(st.returns <= st.rents, "{st:?}");
+                assert!(st.allocations <= st.rents, "{st:?}");
+                assert!(st.discarded <= st.returns, "{st:?}");
+                assert!(st.outstanding() <= st.rents);
+                snapshots += 1;
+            }
+            snapshots
+        });
+        let (tx, rx) = mpsc::channel::<pool::Rented<'_, u8>>();
+        let pool = &pool;
+        let renter = s.spawn(move || {
+            for i in 0..ops {
+                let buf = pool.rent(16 << (i % 4));
+                if i % 2 == 0 {
+                    tx.send(buf).unwrap(); // given back on the other thread
+                }
+            }
+        });
+        let returner = s.spawn(move || {
+            for buf in rx {
+                drop(buf);
+            }
+        });
+        renter.join().unwrap();
+        returner.join().unwrap();
+        stop.store(true, Ordering::Relaxed);
+        assert!(watcher.join().unwrap() > 0);
+    });
+    let st = pool.stats();
+    assert_eq!(
+        (st.rents, st.returns, st.outstanding()),
+        (ops as u64, ops as u64, 0)
+    );
+}
