@@ -8,9 +8,9 @@
 
 use std::cell::RefCell;
 
+use lab::Kind;
 use lab::report::{Chapter, Experiment, Source};
 use lab::timing::Measured;
-use lab::Kind;
 
 mod churn;
 mod growth;

@@ -10,9 +10,7 @@ use lab::table::{Cell, Columns};
 use lab::timing::{Measured, Measurements, Schedule, Timing};
 use lab::{AllocStats, Kind, Table, count};
 
-use super::{
-    SEED_ITALIC, instructions, keep, no_instructions,
-};
+use super::{SEED_ITALIC, instructions, keep, no_instructions};
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE, PUSH_RESERVED,
 };

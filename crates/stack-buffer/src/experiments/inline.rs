@@ -145,7 +145,10 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
         ),
     ];
     for (claim, sizes, faster, than) in questions {
-        table.conclude(claim, BySize::sizes_where_faster(sizes, faster, than, items));
+        table.conclude(
+            claim,
+            BySize::sizes_where_faster(sizes, faster, than, items),
+        );
     }
     vec![table, code_table()]
 }

@@ -11,7 +11,6 @@
 use lab::report::{Chapter, Experiment, Source};
 use lab::{Cell, Kind};
 
-
 mod codegen;
 mod compiler;
 mod counted;
