@@ -7,8 +7,16 @@
 //!   ต้มยำกุ้ง                  2 x     180.00      360.00
 //! TOTAL                                            360.00
 //! ```
+//!
+//! The fast renderer puts an item line in three appends: two spaces, the item, and a tail
+//! (padding, quantity, unit price, line total, `\n`) assembled right to left in a small stack
+//! array that starts as spaces — so padding costs nothing, and every number is written
+//! straight into its column.
 
 use unicode_width::UnicodeWidthStr;
+
+use crate::Order;
+use crate::line::Numbers;
 
 /// Display columns the item name is padded to (longer names are not cut).
 pub const NAME_COLUMNS: usize = 20;
@@ -28,6 +36,7 @@ pub trait ByteSink {
 }
 
 impl ByteSink for Vec<u8> {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
@@ -39,115 +48,123 @@ impl ByteSink for bumpalo::collections::Vec<'_, u8> {
     }
 }
 
-/// A fixed-capacity buffer (on the stack when it is a local): it records whether anything
-/// did not fit, so the caller can spill instead of printing a cut line.
-#[derive(Debug)]
-pub struct Fixed<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-    overflowed: bool,
-}
-
-impl<const N: usize> Fixed<N> {
-    /// An empty buffer.
-    pub fn new() -> Self {
-        Self {
-            buf: [0; N],
-            len: 0,
-            overflowed: false,
-        }
-    }
-
-    /// What was written, or `None` if some of it did not fit.
-    pub fn bytes(&self) -> Option<&[u8]> {
-        (!self.overflowed).then(|| &self.buf[..self.len])
-    }
-}
-
-impl<const N: usize> Default for Fixed<N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const N: usize> ByteSink for Fixed<N> {
+impl<A: smallvec::Array<Item = u8>> ByteSink for smallvec::SmallVec<A> {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        match self.buf.get_mut(self.len..self.len + bytes.len()) {
-            Some(dst) if !self.overflowed => {
-                dst.copy_from_slice(bytes);
-                self.len += bytes.len();
-            }
-            _ => self.overflowed = true,
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// One checked line, as the renderer needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The item name's bytes: UTF-8 without control characters, checked by whoever built the
+    /// line.
+    pub item: &'a [u8],
+    /// The item name's display width.
+    pub width: usize,
+    /// The line's numbers.
+    pub numbers: Numbers,
+}
+
+impl<'a> Line<'a> {
+    /// A line of `item` with its width measured by `unicode-width`.
+    pub fn new(item: &'a str, numbers: Numbers) -> Self {
+        Self {
+            item: item.as_bytes(),
+            width: item.width(),
+            numbers,
         }
     }
 }
 
-/// A `u64` in decimal, into a small buffer: returns the digits.
-fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
+/// The longest number: `u64::MAX` has 20 digits.
+const MAX_DIGITS: usize = 20;
+/// The longest tail: padding, the widest quantity, ` x `, two widest amounts (baht, `.`, two
+/// digits) and `\n`.
+const TAIL: usize = NAME_COLUMNS + MAX_DIGITS + 3 + 2 * (MAX_DIGITS + 2) + 1;
+
+/// Writes `n`'s digits so that they end just before `end`; returns where they start.
+#[inline(always)]
+fn digits_before(buf: &mut [u8], mut end: usize, mut n: u64) -> usize {
     loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
+        end -= 1;
+        buf[end] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            return &buf[i..];
+            return end;
         }
     }
 }
 
-const SPACES: &[u8; 64] = &[b' '; 64];
-
-fn pad<S: ByteSink>(out: &mut S, mut n: usize) {
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        out.put(&SPACES[..k]);
-        n -= k;
-    }
+/// Writes `satang` as baht with two decimals so that it ends just before `end`, right-aligned
+/// in `width` columns (the buffer is already spaces); returns where its column starts.
+#[inline(always)]
+fn money_before(buf: &mut [u8], end: usize, satang: u64, width: usize) -> usize {
+    let cents = (satang % 100) as u8;
+    buf[end - 2] = b'0' + cents / 10;
+    buf[end - 1] = b'0' + cents % 10;
+    buf[end - 3] = b'.';
+    let start = digits_before(buf, end - 3, satang / 100);
+    start.min(end - width)
 }
 
-/// `n` right-aligned in `width` columns.
-fn right_int<S: ByteSink>(out: &mut S, n: u64, width: usize) {
-    let mut buf = [0; 20];
-    let d = digits(n, &mut buf);
-    pad(out, width.saturating_sub(d.len()));
-    out.put(d);
-}
-
-/// Satang as baht with two decimals, right-aligned in `width` columns.
-fn right_money<S: ByteSink>(out: &mut S, satang: u64, width: usize) {
-    let mut buf = [0; 20];
-    let baht = digits(satang / 100, &mut buf);
-    let cents = satang % 100;
-    pad(out, width.saturating_sub(baht.len() + 3));
-    out.put(baht);
-    out.put(&[b'.', b'0' + (cents / 10) as u8, b'0' + (cents % 10) as u8]);
+/// `n` right-aligned in `width` columns, ending just before `end`; returns where its column
+/// starts.
+#[inline(always)]
+fn int_before(buf: &mut [u8], end: usize, n: u64, width: usize) -> usize {
+    digits_before(buf, end, n).min(end - width)
 }
 
 /// `Order <id>\n`.
-pub fn header<S: ByteSink>(out: &mut S, order_id: u64) {
+pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
+    const LEN: usize = "Order ".len() + MAX_DIGITS + 1;
+    let mut buf = [b'\n'; LEN];
+    let start = digits_before(&mut buf, LEN - 1, order_id);
     out.put(b"Order ");
-    let mut buf = [0; 20];
-    out.put(digits(order_id, &mut buf));
-    out.put(b"\n");
+    out.put(&buf[start..]);
 }
 
 /// One item line.
-pub fn item_line<S: ByteSink>(out: &mut S, item: &str, qty: u64, unit_price: u64, line_total: u64) {
+#[inline]
+pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
+    let n = &line.numbers;
+    let mut tail = [b' '; TAIL];
+    let mut at = TAIL - 1;
+    tail[at] = b'\n';
+    at = money_before(&mut tail, at, n.line_total, TOTAL_WIDTH);
+    at = money_before(&mut tail, at, n.unit_price, PRICE_WIDTH);
+    tail[at - 2] = b'x'; // ` x `: the spaces are already there
+    at = int_before(&mut tail, at - 3, n.qty, QTY_WIDTH);
+    at -= NAME_COLUMNS.saturating_sub(line.width);
     out.put(b"  ");
-    out.put(item.as_bytes());
-    pad(out, NAME_COLUMNS.saturating_sub(item.width()));
-    right_int(out, qty, QTY_WIDTH);
-    out.put(b" x ");
-    right_money(out, unit_price, PRICE_WIDTH);
-    right_money(out, line_total, TOTAL_WIDTH);
-    out.put(b"\n");
+    out.put(line.item);
+    out.put(&tail[at..]);
 }
 
 /// `TOTAL` and the order total, aligned with the line totals.
-pub fn total_line<S: ByteSink>(out: &mut S, total: u64) {
-    out.put(b"TOTAL");
-    right_money(out, total, LINE_WIDTH - "TOTAL".len());
-    out.put(b"\n");
+pub fn total_line<S: ByteSink + ?Sized>(out: &mut S, total: u64) {
+    const LEN: usize = LINE_WIDTH + MAX_DIGITS + 1;
+    let mut buf = [b' '; LEN];
+    buf[..5].copy_from_slice(b"TOTAL");
+    buf[LEN - 1] = b'\n';
+    let start = money_before(&mut buf, LEN - 1, total, LINE_WIDTH - "TOTAL".len());
+    out.put(&buf[..5]);
+    out.put(&buf[start..]);
+}
+
+/// A whole receipt from an order's kept lines: the one renderer of the strategies that keep
+/// their lines until the order is complete.
+pub fn receipt<'a, S: ByteSink + ?Sized>(
+    out: &mut S,
+    order: Order,
+    lines: impl IntoIterator<Item = Line<'a>>,
+) {
+    header(out, order.id);
+    for line in lines {
+        item_line(out, &line);
+    }
+    total_line(out, order.total);
 }
 
 /// Satang as baht, the newcomer's way.
@@ -188,9 +205,18 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
+    fn numbers(qty: u64, unit_price: u64) -> Numbers {
+        Numbers {
+            order_id: 1,
+            qty,
+            unit_price,
+            line_total: qty * unit_price,
+        }
+    }
+
     #[test]
     fn thai_names_are_padded_by_display_width_not_bytes_or_chars() {
-        let line = rendered(|o| item_line(o, "ต้มยำกุ้ง", 2, 18000, 36000));
+        let line = rendered(|o| item_line(o, &Line::new("ต้มยำกุ้ง", numbers(2, 18000))));
         // 9 chars, 27 bytes, 6 columns: 14 spaces of padding.
         assert_eq!(
             line,
@@ -199,7 +225,7 @@ mod tests {
                 " ".repeat(14)
             )
         );
-        let ascii = rendered(|o| item_line(o, "Pad Thai", 1, 6000, 6000));
+        let ascii = rendered(|o| item_line(o, &Line::new("Pad Thai", numbers(1, 6000))));
         let columns = |s: &str| s.trim_end().width();
         assert_eq!(columns(&line), columns(&ascii), "the columns line up");
         assert_eq!(columns(&line), LINE_WIDTH);
@@ -207,24 +233,15 @@ mod tests {
 
     #[test]
     fn money_has_two_decimals_and_no_separators() {
-        assert_eq!(
-            rendered(|o| total_line(o, 42_000))
+        let amount = |total| {
+            rendered(|o| total_line(o, total))
                 .trim_start_matches("TOTAL")
-                .trim(),
-            "420.00"
-        );
-        assert_eq!(
-            rendered(|o| total_line(o, 5))
-                .trim_start_matches("TOTAL")
-                .trim(),
-            "0.05"
-        );
-        assert_eq!(
-            rendered(|o| total_line(o, u64::MAX))
-                .trim_start_matches("TOTAL")
-                .trim(),
-            "184467440737095516.15"
-        );
+                .trim()
+                .to_owned()
+        };
+        assert_eq!(amount(42_000), "420.00");
+        assert_eq!(amount(5), "0.05");
+        assert_eq!(amount(u64::MAX), "184467440737095516.15");
     }
 
     #[test]
@@ -233,23 +250,22 @@ mod tests {
             ("ต้มยำกุ้ง", 2, 18000),
             ("a very long item name indeed, wider than twenty", 123456, 1),
             ("x", 1, 0),
+            ("x", 12_345_678_901, 1_000_000_000),
+            ("x", 1, u64::MAX),
         ] {
-            let fast = rendered(|o| item_line(o, item, qty, price, qty * price));
+            let n = numbers(qty, price);
+            let fast = rendered(|o| item_line(o, &Line::new(item, n)));
             assert_eq!(
                 fast,
                 item_line_naive(item, &qty.to_string(), price, qty * price)
             );
         }
-        assert_eq!(rendered(|o| total_line(o, 36000)), total_line_naive(36000));
-    }
-
-    #[test]
-    fn a_fixed_buffer_refuses_what_does_not_fit() {
-        let mut small = Fixed::<8>::new();
-        item_line(&mut small, "ต้มยำกุ้ง", 2, 18000, 36000);
-        assert_eq!(small.bytes(), None);
-        let mut big = Fixed::<256>::new();
-        item_line(&mut big, "ต้มยำกุ้ง", 2, 18000, 36000);
-        assert!(big.bytes().is_some());
+        for total in [0, 36000, u64::MAX] {
+            assert_eq!(rendered(|o| total_line(o, total)), total_line_naive(total));
+        }
+        assert_eq!(
+            rendered(|o| header(o, u64::MAX)),
+            format!("Order {}\n", u64::MAX)
+        );
     }
 }
