@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use crate::input::{Kind, Lines, Rec, Source};
 use crate::line::{self, LineError, MAX_ORDER_LINES, Numbers};
 use crate::render::{ByteSink, Line};
-use crate::scan::{self, Scanned, Widths};
+use crate::scan::{ItemCache, Scanner};
 use crate::{Order, Summary};
 
 /// Receipts are handed to the writer once this many bytes are buffered (and an order is
@@ -74,7 +74,12 @@ pub(crate) struct Output<'a> {
 impl ByteSink for Output<'_> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        self.buf.put(bytes);
+    }
+
+    #[inline]
+    fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        self.buf.put_with(write);
     }
 }
 
@@ -122,12 +127,8 @@ pub(crate) trait Hold {
     where
         Self: 'h;
 
-    /// Scans a line the fast way; `None` sends it to the reference checker
-    /// ([`Hold::add_text`]).
-    #[inline]
-    fn scan(bytes: &[u8], widths: &mut Widths) -> Option<Scanned> {
-        scan::scan::<{ scan::WIDTH }>(bytes, widths)
-    }
+    /// How the strategy scans lines: the fast scanner at full depth, or none.
+    type Scanner: Scanner;
 
     /// Opens order `id`. The engine has already written the blank line before it, if any.
     fn open<'h>(&'h mut self, out: &mut Output<'_>, id: u64) -> Self::Order<'h>;
@@ -135,21 +136,15 @@ pub(crate) trait Hold {
     /// Adds a checked line to the open order.
     fn add(order: &mut Self::Order<'_>, line: &Line<'_>, out: &mut Output<'_>);
 
-    /// Checks a line the scanner did not accept (UTF-8 and length already checked), and adds it
-    /// if it is good.
+    /// Checks a line the scanner did not accept (UTF-8 and length already checked) with the
+    /// reference checker, and adds it if it is good.
     fn add_text(
         order: &mut Self::Order<'_>,
         text: &str,
-        widths: &mut Widths,
         out: &mut Output<'_>,
     ) -> Result<Numbers, LineError> {
         let (numbers, item) = line::parse(text)?;
-        let line = Line {
-            item: item.as_bytes(),
-            width: widths.of(item),
-            numbers,
-        };
-        Self::add(order, &line, out);
+        Self::add(order, &Line::new(item, numbers), out);
         Ok(numbers)
     }
 
@@ -183,7 +178,7 @@ impl Group {
 /// The buffers a processor keeps from run to run.
 #[derive(Debug, Default)]
 pub(crate) struct Parts {
-    pub widths: Widths,
+    pub items: ItemCache,
     /// The open order's bad line numbers (at most `MAX_ORDER_LINES + 1`).
     pub bad: Vec<u64>,
     pub carry: Vec<u8>,
@@ -194,7 +189,7 @@ pub(crate) struct Parts {
 struct Run<'r, S> {
     lines: Lines<'r, S>,
     out: Output<'r>,
-    widths: &'r mut Widths,
+    items: &'r mut ItemCache,
     bad: &'r mut Vec<u64>,
     errors: &'r mut dyn Write,
     summary: Summary,
@@ -212,7 +207,7 @@ pub(crate) fn drive<H: Hold, S: Source>(
     let mut run = Run {
         lines: Lines::new(source, &mut parts.carry),
         out: Output::new(&mut parts.out, sink),
-        widths: &mut parts.widths,
+        items: &mut parts.items,
         bad: &mut parts.bad,
         errors,
         summary: Summary::default(),
@@ -221,7 +216,7 @@ pub(crate) fn drive<H: Hold, S: Source>(
     let mut lead = Group::new(None);
     let mut next = run.next::<H>()?;
     while let Some(first) = next {
-        let Some(id) = first.claimed else {
+        let Some(id) = first.claimed() else {
             run.line::<H>(None, &mut lead, first)?;
             next = run.next::<H>()?;
             continue;
@@ -236,7 +231,7 @@ pub(crate) fn drive<H: Hold, S: Source>(
             next = run.next::<H>()?;
             // A line with an unreadable id is charged to the order it interrupts.
             match next {
-                Some(line) if line.claimed.is_none_or(|c| c == id) => rec = line,
+                Some(line) if line.claimed().is_none_or(|c| c == id) => rec = line,
                 _ => break,
             }
         }
@@ -250,16 +245,16 @@ pub(crate) fn drive<H: Hold, S: Source>(
 }
 
 impl<S: Source> Run<'_, S> {
-    #[inline]
+    #[inline(always)]
     fn next<H: Hold>(&mut self) -> Result<Option<Rec>, RunError> {
         self.lines
-            .next(H::scan, self.widths)
+            .next::<H::Scanner>(self.items)
             .map_err(RunError::Read)
     }
 
     /// Checks one line of the open order (`None`: of the lines before any order) and hands it
     /// to the strategy.
-    #[inline]
+    #[inline(always)]
     fn line<H: Hold>(
         &mut self,
         order: Option<&mut H::Order<'_>>,
@@ -275,23 +270,30 @@ impl<S: Source> Run<'_, S> {
             return Ok(());
         }
         let checked = match (rec.kind, order) {
-            (Kind::Good(scanned, item), Some(order)) => {
+            (
+                Kind::Good {
+                    numbers,
+                    item,
+                    width,
+                },
+                Some(order),
+            ) => {
                 let line = Line {
                     item: self.lines.slice(item),
-                    width: scanned.width,
-                    numbers: scanned.numbers,
+                    width,
+                    numbers,
                 };
                 H::add(order, &line, &mut self.out);
-                Ok(scanned.numbers)
+                Ok(numbers)
             }
-            (Kind::Raw(span), Some(order)) => line::text(self.lines.slice(span))
-                .and_then(|text| H::add_text(order, text, self.widths, &mut self.out)),
-            (Kind::Raw(span), None) => line::text(self.lines.slice(span))
+            (Kind::Raw { span, .. }, Some(order)) => line::text(self.lines.slice(span))
+                .and_then(|text| H::add_text(order, text, &mut self.out)),
+            (Kind::Raw { span, .. }, None) => line::text(self.lines.slice(span))
                 .and_then(line::parse)
                 .map(|(numbers, _)| numbers),
-            (Kind::TooLong(len), _) => Err(LineError::TooLong(len)),
+            (Kind::TooLong { len, .. }, _) => Err(LineError::TooLong(len)),
             // A scanned line always has a readable id, so it always has an order.
-            (Kind::Good(scanned, _), None) => Ok(scanned.numbers),
+            (Kind::Good { numbers, .. }, None) => Ok(numbers),
         };
         let counted = checked.and_then(|n| {
             group.total = group

@@ -10,8 +10,8 @@ use std::io::{self, Read};
 
 use memchr::memchr;
 
-use crate::line::{self, MAX_LINE};
-use crate::scan::{Scanned, Widths};
+use crate::line::{self, MAX_LINE, Numbers};
+use crate::scan::{ItemCache, Scanner};
 
 /// The UTF-8 byte-order mark, accepted (and skipped) at the start of the input.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -111,13 +111,21 @@ pub(crate) struct Span {
 /// What a line is, as the reader hands it out.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
-    /// Accepted by the fast scanner; the item's span is in `item`.
-    Good(Scanned, Span),
+    /// Accepted by the fast scanner.
+    Good {
+        /// Its numbers.
+        numbers: Numbers,
+        /// Where its item is.
+        item: Span,
+        /// The item's display width.
+        width: usize,
+    },
     /// Not scanned (or not accepted by the scanner): the line without its line ending, to be
-    /// checked by the reference checker.
-    Raw(Span),
-    /// Longer than [`MAX_LINE`]: its length without its line ending.
-    TooLong(usize),
+    /// checked by the reference checker, and the order id it claims.
+    Raw { span: Span, claimed: Option<u64> },
+    /// Longer than [`MAX_LINE`]: its length without its line ending, and the order id it
+    /// claims.
+    TooLong { len: usize, claimed: Option<u64> },
 }
 
 /// One non-blank line.
@@ -125,10 +133,19 @@ pub(crate) enum Kind {
 pub(crate) struct Rec {
     /// Its 1-based line number.
     pub number: u64,
-    /// The order id its first field claims, if readable.
-    pub claimed: Option<u64>,
     /// What it is.
     pub kind: Kind,
+}
+
+impl Rec {
+    /// The order id its first field claims, if readable.
+    #[inline]
+    pub(crate) fn claimed(&self) -> Option<u64> {
+        match self.kind {
+            Kind::Good { numbers, .. } => Some(numbers.order_id),
+            Kind::Raw { claimed, .. } | Kind::TooLong { claimed, .. } => claimed,
+        }
+    }
 }
 
 /// A line too long to keep: how many bytes it has so far and its last byte.
@@ -185,13 +202,11 @@ impl<'c, S: Source> Lines<'c, S> {
         &bytes[span.start..span.end]
     }
 
-    /// The next non-blank line, trying `scan` first on lines that are whole in the chunk.
+    /// The next non-blank line, trying the scanner `F` first on lines that are whole in the
+    /// chunk.
     /// Blank lines are counted and skipped.
-    #[inline]
-    pub(crate) fn next<F>(&mut self, scan: F, widths: &mut Widths) -> io::Result<Option<Rec>>
-    where
-        F: Fn(&[u8], &mut Widths) -> Option<Scanned>,
-    {
+    #[inline(always)]
+    pub(crate) fn next<F: Scanner>(&mut self, items: &mut ItemCache) -> io::Result<Option<Rec>> {
         loop {
             let data = self.source.data();
             if self.at < data.len() {
@@ -209,7 +224,7 @@ impl<'c, S: Source> Lines<'c, S> {
                     }
                     continue;
                 }
-                if let Some(scanned) = scan(rest, widths) {
+                if let Some(scanned) = F::scan(rest, items) {
                     let start = self.at;
                     self.at += scanned.len;
                     self.number += 1;
@@ -220,8 +235,11 @@ impl<'c, S: Source> Lines<'c, S> {
                     };
                     return Ok(Some(Rec {
                         number: self.number,
-                        claimed: Some(scanned.numbers.order_id),
-                        kind: Kind::Good(scanned, item),
+                        kind: Kind::Good {
+                            numbers: scanned.numbers,
+                            item,
+                            width: scanned.width,
+                        },
                     }));
                 }
                 match memchr(b'\n', rest) {
@@ -276,8 +294,10 @@ impl<'c, S: Source> Lines<'c, S> {
         let bom = self.bom_len(&self.carry[..]);
         Some(Rec {
             number: self.number,
-            claimed: line::claimed_order_id(&self.carry[bom..]),
-            kind: Kind::TooLong(long.len - usize::from(long.last == b'\r') - bom),
+            kind: Kind::TooLong {
+                len: long.len - usize::from(long.last == b'\r') - bom,
+                claimed: line::claimed_order_id(&self.carry[bom..]),
+            },
         })
     }
 
@@ -304,8 +324,10 @@ impl<'c, S: Source> Lines<'c, S> {
         }
         Some(Rec {
             number: self.number,
-            claimed: line::claimed_order_id(self.slice(span)),
-            kind: Kind::Raw(span),
+            kind: Kind::Raw {
+                span,
+                claimed: line::claimed_order_id(self.slice(span)),
+            },
         })
     }
 }

@@ -8,10 +8,10 @@
 //! TOTAL                                            360.00
 //! ```
 //!
-//! The fast renderer puts an item line in three appends: two spaces, the item, and a tail
-//! (padding, quantity, unit price, line total, `\n`) assembled right to left in a small stack
-//! array that starts as spaces — so padding costs nothing, and every number is written
-//! straight into its column.
+//! The fast renderer writes a line left to right into a window that starts as spaces — so
+//! padding costs nothing — with every number written straight into its column, two digits at a
+//! time. For a `Vec<u8>` (the output buffer) the window is the vector's own memory, so the
+//! receipt is rendered where it will be written from.
 
 use unicode_width::UnicodeWidthStr;
 
@@ -33,12 +33,33 @@ pub const LINE_WIDTH: usize = 2 + NAME_COLUMNS + QTY_WIDTH + 3 + PRICE_WIDTH + T
 pub trait ByteSink {
     /// Appends `bytes`.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Appends at most `N` bytes written by `write` into a window that starts as spaces;
+    /// `write` returns how many it wrote. By default the window is a stack array, appended with
+    /// [`put`](ByteSink::put); a `Vec<u8>` lends its own memory, so the bytes are written where
+    /// they stay.
+    #[inline]
+    fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        let mut window = [b' '; N];
+        let used = write(&mut window);
+        self.put(&window[..used]);
+    }
 }
 
 impl ByteSink for Vec<u8> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        let start = self.len();
+        self.extend_from_slice(&[b' '; N]);
+        if let Some(window) = self[start..].first_chunk_mut::<N>() {
+            let used = write(window);
+            self.truncate(start + used);
+        }
     }
 }
 
@@ -80,77 +101,167 @@ impl<'a> Line<'a> {
 
 /// The longest number: `u64::MAX` has 20 digits.
 const MAX_DIGITS: usize = 20;
-/// The longest tail: padding, the widest quantity, ` x `, two widest amounts (baht, `.`, two
-/// digits) and `\n`.
+/// The longest tail of an item line: padding, the widest quantity, ` x `, two widest amounts
+/// (baht, `.`, two digits) and `\n`.
 const TAIL: usize = NAME_COLUMNS + MAX_DIGITS + 3 + 2 * (MAX_DIGITS + 2) + 1;
+/// The longest item name rendered together with its line in one window; a longer one is
+/// appended on its own first.
+const INLINE_ITEM: usize = 64;
 
-/// Writes `n`'s digits so that they end just before `end`; returns where they start.
+/// `"00"` to `"99"`: numbers are written two digits per division.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
+/// Writes two digits of `pair` (below 100) so that they end just before `end`.
 #[inline(always)]
-fn digits_before(buf: &mut [u8], mut end: usize, mut n: u64) -> usize {
-    loop {
-        end -= 1;
-        buf[end] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return end;
-        }
+fn pair_before(buf: &mut [u8], end: usize, pair: u64) {
+    let at = 2 * pair as usize;
+    buf[end - 2..end].copy_from_slice(&PAIRS[at..at + 2]);
+}
+
+/// Writes `n`'s digits so that they end just before `end`.
+#[inline(always)]
+fn digits_before(buf: &mut [u8], mut end: usize, mut n: u64) {
+    while n >= 100 {
+        pair_before(buf, end, n % 100);
+        n /= 100;
+        end -= 2;
+    }
+    if n >= 10 {
+        pair_before(buf, end, n);
+    } else {
+        buf[end - 1] = b'0' + n as u8;
     }
 }
 
-/// Writes `satang` as baht with two decimals so that it ends just before `end`, right-aligned
-/// in `width` columns (the buffer is already spaces); returns where its column starts.
+/// 10⁰ to 10¹⁹.
+const POWERS_OF_TEN: [u64; 20] = {
+    let mut powers = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        powers[i] = powers[i - 1] * 10;
+        i += 1;
+    }
+    powers
+};
+
+/// How many digits `n` has: from its bit length (1233/4096 is just above log₁₀ 2, so the
+/// estimate is exact or one too many), corrected by one comparison.
 #[inline(always)]
-fn money_before(buf: &mut [u8], end: usize, satang: u64, width: usize) -> usize {
-    let cents = (satang % 100) as u8;
-    buf[end - 2] = b'0' + cents / 10;
-    buf[end - 1] = b'0' + cents % 10;
-    buf[end - 3] = b'.';
-    let start = digits_before(buf, end - 3, satang / 100);
-    start.min(end - width)
+fn digit_count(n: u64) -> usize {
+    let n = n | 1; // 0 has one digit, like 1
+    let estimate = ((u64::BITS - n.leading_zeros()) as usize * 1233) >> 12;
+    estimate + 1 - usize::from(n < POWERS_OF_TEN[estimate])
 }
 
-/// `n` right-aligned in `width` columns, ending just before `end`; returns where its column
-/// starts.
+/// `n` right-aligned in a column of `width` (wider if it does not fit) that starts at `at`, in
+/// a buffer of spaces; returns where the column ends.
 #[inline(always)]
-fn int_before(buf: &mut [u8], end: usize, n: u64, width: usize) -> usize {
-    digits_before(buf, end, n).min(end - width)
+fn int_at(buf: &mut [u8], at: usize, n: u64, width: usize) -> usize {
+    let end = at + width.max(digit_count(n));
+    digits_before(buf, end, n);
+    end
+}
+
+/// `satang` as baht with two decimals, right-aligned in a column of `width` (wider if it does
+/// not fit) that starts at `at`, in a buffer of spaces; returns where the column ends.
+#[inline(always)]
+fn money_at(buf: &mut [u8], at: usize, satang: u64, width: usize) -> usize {
+    let end = at + width.max(digit_count(satang / 100) + 3);
+    pair_before(buf, end, satang % 100);
+    buf[end - 3] = b'.';
+    digits_before(buf, end - 3, satang / 100);
+    end
+}
+
+/// The numbers of an item line, from the quantity column (at `at`) to the `\n`, in a buffer of
+/// spaces; returns where the line ends.
+#[inline(always)]
+fn numbers_at(buf: &mut [u8], at: usize, n: &Numbers) -> usize {
+    let at = int_at(buf, at, n.qty, QTY_WIDTH);
+    buf[at + 1] = b'x'; // ` x `: the spaces are already there
+    let at = money_at(buf, at + 3, n.unit_price, PRICE_WIDTH);
+    let at = money_at(buf, at, n.line_total, TOTAL_WIDTH);
+    buf[at] = b'\n';
+    at + 1
 }
 
 /// `Order <id>\n`.
 pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
-    const LEN: usize = "Order ".len() + MAX_DIGITS + 1;
-    let mut buf = [b'\n'; LEN];
-    let start = digits_before(&mut buf, LEN - 1, order_id);
-    out.put(b"Order ");
-    out.put(&buf[start..]);
+    out.put_with::<{ "Order ".len() + MAX_DIGITS + 1 }>(|buf| {
+        buf[..6].copy_from_slice(b"Order ");
+        let end = int_at(buf, 6, order_id, 0);
+        buf[end] = b'\n';
+        end + 1
+    });
 }
 
-/// One item line.
-#[inline]
+/// The numbers of an item line when each fits its column, from the quantity to the `\n`.
+const FIXED_TAIL: usize = QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH + 1;
+
+/// The numbers of an item line at fixed positions, when each fits its column (a quantity
+/// below 10⁶, amounts below 10⁷ and 10⁹ baht): built right to left in a 32-byte array with no
+/// column arithmetic. `None` when a number needs a wider column.
+#[inline(always)]
+fn fixed_tail(n: &Numbers) -> Option<[u8; FIXED_TAIL]> {
+    let fits = n.qty < POWERS_OF_TEN[QTY_WIDTH]
+        && n.unit_price < POWERS_OF_TEN[PRICE_WIDTH - 1]
+        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 1];
+    if !fits {
+        return None;
+    }
+    const PRICE_END: usize = QTY_WIDTH + 3 + PRICE_WIDTH;
+    let mut tail = [b' '; FIXED_TAIL];
+    digits_before(&mut tail, QTY_WIDTH, n.qty);
+    tail[QTY_WIDTH + 1] = b'x';
+    pair_before(&mut tail, PRICE_END, n.unit_price % 100);
+    tail[PRICE_END - 3] = b'.';
+    digits_before(&mut tail, PRICE_END - 3, n.unit_price / 100);
+    pair_before(&mut tail, FIXED_TAIL - 1, n.line_total % 100);
+    tail[FIXED_TAIL - 4] = b'.';
+    digits_before(&mut tail, FIXED_TAIL - 4, n.line_total / 100);
+    tail[FIXED_TAIL - 1] = b'\n';
+    Some(tail)
+}
+
+/// One item line, written left to right into a window of spaces (so the padding is already
+/// there), numbers two digits at a time.
+#[inline(always)]
 pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
-    let n = &line.numbers;
-    let mut tail = [b' '; TAIL];
-    let mut at = TAIL - 1;
-    tail[at] = b'\n';
-    at = money_before(&mut tail, at, n.line_total, TOTAL_WIDTH);
-    at = money_before(&mut tail, at, n.unit_price, PRICE_WIDTH);
-    tail[at - 2] = b'x'; // ` x `: the spaces are already there
-    at = int_before(&mut tail, at - 3, n.qty, QTY_WIDTH);
-    at -= NAME_COLUMNS.saturating_sub(line.width);
-    out.put(b"  ");
-    out.put(line.item);
-    out.put(&tail[at..]);
+    let item = line.item;
+    let padding = NAME_COLUMNS.saturating_sub(line.width);
+    if item.len() <= INLINE_ITEM
+        && let Some(tail) = fixed_tail(&line.numbers)
+    {
+        out.put_with::<{ 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL }>(|buf| {
+            buf[2..2 + item.len()].copy_from_slice(item);
+            let at = 2 + item.len() + padding;
+            buf[at..at + FIXED_TAIL].copy_from_slice(&tail);
+            at + FIXED_TAIL
+        });
+    } else {
+        out.put(b"  ");
+        out.put(item);
+        out.put_with::<TAIL>(|buf| numbers_at(buf, padding, &line.numbers));
+    }
 }
 
 /// `TOTAL` and the order total, aligned with the line totals.
 pub fn total_line<S: ByteSink + ?Sized>(out: &mut S, total: u64) {
-    const LEN: usize = LINE_WIDTH + MAX_DIGITS + 1;
-    let mut buf = [b' '; LEN];
-    buf[..5].copy_from_slice(b"TOTAL");
-    buf[LEN - 1] = b'\n';
-    let start = money_before(&mut buf, LEN - 1, total, LINE_WIDTH - "TOTAL".len());
-    out.put(&buf[..5]);
-    out.put(&buf[start..]);
+    out.put_with::<{ LINE_WIDTH + MAX_DIGITS + 1 }>(|buf| {
+        buf[..5].copy_from_slice(b"TOTAL");
+        let end = money_at(buf, 5, total, LINE_WIDTH - "TOTAL".len());
+        buf[end] = b'\n';
+        end + 1
+    });
 }
 
 /// A whole receipt from an order's kept lines: the one renderer of the strategies that keep

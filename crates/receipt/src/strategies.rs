@@ -10,7 +10,10 @@ use crate::Order;
 use crate::engine::{Hold, Output};
 use crate::line::{self, LineError, Numbers};
 use crate::render::{self, ByteSink, Line};
-use crate::scan::{Scanned, Widths};
+use crate::scan::{self, Depth, NoScan};
+
+/// The fast scanner at full depth.
+type Full = Depth<{ scan::WIDTH }>;
 
 /// The newcomer's version: every line read as text and split into `String`s, the order kept
 /// as a `Vec` of them, `format!` per receipt line.
@@ -21,11 +24,8 @@ pub(crate) struct Naive {
 
 impl Hold for Naive {
     type Order<'h> = &'h mut Naive;
-
     /// The newcomer reads every line as text: no fast scanner.
-    fn scan(_: &[u8], _: &mut Widths) -> Option<Scanned> {
-        None
-    }
+    type Scanner = NoScan;
 
     fn open(&mut self, _: &mut Output<'_>, _: u64) -> &mut Naive {
         self.lines.clear();
@@ -41,7 +41,6 @@ impl Hold for Naive {
     fn add_text(
         order: &mut &mut Naive,
         text: &str,
-        _: &mut Widths,
         _: &mut Output<'_>,
     ) -> Result<Numbers, LineError> {
         let fields: Vec<String> = text.split('|').map(String::from).collect();
@@ -109,6 +108,7 @@ impl ByteSink for PooledText<'_> {
 
 impl Hold for Pooled {
     type Order<'h> = PooledText<'h>;
+    type Scanner = Full;
 
     fn open(&mut self, _: &mut Output<'_>, id: u64) -> PooledText<'_> {
         let pool = self.pool();
@@ -144,6 +144,7 @@ pub(crate) struct Stack;
 
 impl Hold for Stack {
     type Order<'h> = SmallVec<[u8; STACK_ORDER_BYTES]>;
+    type Scanner = Full;
 
     fn open(&mut self, _: &mut Output<'_>, id: u64) -> SmallVec<[u8; STACK_ORDER_BYTES]> {
         let mut text = SmallVec::new();
@@ -186,6 +187,7 @@ pub(crate) struct ArenaOrder<'h> {
 
 impl Hold for Arena {
     type Order<'h> = ArenaOrder<'h>;
+    type Scanner = Full;
 
     fn open(&mut self, _: &mut Output<'_>, _: u64) -> ArenaOrder<'_> {
         self.bump.reset();
@@ -212,12 +214,13 @@ pub(crate) struct Streaming;
 
 impl Hold for Streaming {
     type Order<'h> = ();
+    type Scanner = Full;
 
     fn open(&mut self, out: &mut Output<'_>, id: u64) {
         render::header(out, id);
     }
 
-    #[inline]
+    #[inline(always)]
     fn add(_: &mut (), line: &Line<'_>, out: &mut Output<'_>) {
         render::item_line(out, line);
     }

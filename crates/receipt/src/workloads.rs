@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use pool::BufferPool;
 
 use crate::input::{Kind, Lines, Slices};
-use crate::scan::{self, Scanned, Widths};
+use crate::scan::{self, Depth, ItemCache, Scanner};
 use crate::{CHUNK_SIZE, Processor, Strategy};
 
 /// Lines per chunk in the per-chunk throughput runs (R2): small enough for hundreds of timed
@@ -136,7 +136,7 @@ impl Stage {
 /// is handed over in one piece, so no line is cut by a chunk boundary: on a well-formed input,
 /// every line takes the fast path in every stage.
 pub struct Stages {
-    widths: Widths,
+    items: ItemCache,
     carry: Vec<u8>,
     processor: Processor,
     writer: Box<dyn Write + Send>,
@@ -184,7 +184,7 @@ impl Stages {
     /// Stages whose [`Stage::Write`] writes to `writer` (for example `/dev/null`).
     pub fn writing_to(writer: Box<dyn Write + Send>) -> Self {
         Self {
-            widths: Widths::new(),
+            items: ItemCache::new(),
             carry: Vec::new(),
             processor: Processor::new(Strategy::Streaming).with_chunk_size(usize::MAX),
             writer,
@@ -196,10 +196,10 @@ impl Stages {
     pub fn run(&mut self, stage: Stage, input: &[u8]) -> u64 {
         match stage {
             Stage::LineEnds => line_ends(input) as u64,
-            Stage::Split => self.scan_all(input, scan::scan::<{ scan::SPLIT }>),
-            Stage::Utf8 => self.scan_all(input, scan::scan::<{ scan::UTF8 }>),
-            Stage::Parse => self.scan_all(input, scan::scan::<{ scan::PARSE }>),
-            Stage::Width => self.scan_all(input, scan::scan::<{ scan::WIDTH }>),
+            Stage::Split => self.scan_all::<Depth<{ scan::SPLIT }>>(input),
+            Stage::Utf8 => self.scan_all::<Depth<{ scan::UTF8 }>>(input),
+            Stage::Parse => self.scan_all::<Depth<{ scan::PARSE }>>(input),
+            Stage::Width => self.scan_all::<Depth<{ scan::WIDTH }>>(input),
             Stage::Render => self
                 .processor
                 .run(input, &mut io::sink(), &mut io::sink())
@@ -211,19 +211,15 @@ impl Stages {
         }
     }
 
-    /// Reads every line of `input` with the streaming strategy's line reader and `scan` cut
-    /// at a stage; returns how many lines the scan accepted. What it found goes through
+    /// Reads every line of `input` with the streaming strategy's line reader and scanner `S`
+    /// (the scanner cut at a stage); returns how many lines the scan accepted. What it found goes through
     /// `black_box`, so no part of the stage is optimised away.
-    fn scan_all(
-        &mut self,
-        input: &[u8],
-        scan: impl Fn(&[u8], &mut Widths) -> Option<Scanned>,
-    ) -> u64 {
+    fn scan_all<S: Scanner>(&mut self, input: &[u8]) -> u64 {
         let mut lines = Lines::new(Slices::new(input, usize::MAX), &mut self.carry);
         let mut accepted = 0;
-        while let Ok(Some(rec)) = lines.next(&scan, &mut self.widths) {
-            if let Kind::Good(scanned, _) = rec.kind {
-                black_box(scanned);
+        while let Ok(Some(rec)) = lines.next::<S>(&mut self.items) {
+            if let Kind::Good { .. } = rec.kind {
+                black_box(rec);
                 accepted += 1;
             }
         }
