@@ -77,7 +77,7 @@ impl ByteSink for Output<'_> {
         self.buf.put(bytes);
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
         self.buf.put_with(write);
     }

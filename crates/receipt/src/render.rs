@@ -52,7 +52,7 @@ impl ByteSink for Vec<u8> {
         self.extend_from_slice(bytes);
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
         let start = self.len();
         self.extend_from_slice(&[b' '; N]);
@@ -207,29 +207,29 @@ pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
 /// The numbers of an item line when each fits its column, from the quantity to the `\n`.
 const FIXED_TAIL: usize = QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH + 1;
 
-/// The numbers of an item line at fixed positions, when each fits its column (a quantity
-/// below 10⁶, amounts below 10⁷ and 10⁹ baht): built right to left in a 32-byte array with no
-/// column arithmetic. `None` when a number needs a wider column.
+/// Whether every number of a line fits its column (a quantity below 10⁶, amounts below 10⁷
+/// and 10⁹ baht), so the numbers can be written at fixed positions.
 #[inline(always)]
-fn fixed_tail(n: &Numbers) -> Option<[u8; FIXED_TAIL]> {
-    let fits = n.qty < POWERS_OF_TEN[QTY_WIDTH]
+fn fits_columns(n: &Numbers) -> bool {
+    n.qty < POWERS_OF_TEN[QTY_WIDTH]
         && n.unit_price < POWERS_OF_TEN[PRICE_WIDTH - 1]
-        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 1];
-    if !fits {
-        return None;
-    }
+        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 1]
+}
+
+/// The numbers of an item line that [`fits_columns`], from the quantity to the `\n`, at fixed
+/// positions in `tail` (spaces): no column arithmetic.
+#[inline(always)]
+fn fixed_tail(tail: &mut [u8; FIXED_TAIL], n: &Numbers) {
     const PRICE_END: usize = QTY_WIDTH + 3 + PRICE_WIDTH;
-    let mut tail = [b' '; FIXED_TAIL];
-    digits_before(&mut tail, QTY_WIDTH, n.qty);
+    digits_before(tail, QTY_WIDTH, n.qty);
     tail[QTY_WIDTH + 1] = b'x';
-    pair_before(&mut tail, PRICE_END, n.unit_price % 100);
+    pair_before(tail, PRICE_END, n.unit_price % 100);
     tail[PRICE_END - 3] = b'.';
-    digits_before(&mut tail, PRICE_END - 3, n.unit_price / 100);
-    pair_before(&mut tail, FIXED_TAIL - 1, n.line_total % 100);
+    digits_before(tail, PRICE_END - 3, n.unit_price / 100);
+    pair_before(tail, FIXED_TAIL - 1, n.line_total % 100);
     tail[FIXED_TAIL - 4] = b'.';
-    digits_before(&mut tail, FIXED_TAIL - 4, n.line_total / 100);
+    digits_before(tail, FIXED_TAIL - 4, n.line_total / 100);
     tail[FIXED_TAIL - 1] = b'\n';
-    Some(tail)
 }
 
 /// One item line, written left to right into a window of spaces (so the padding is already
@@ -238,13 +238,13 @@ fn fixed_tail(n: &Numbers) -> Option<[u8; FIXED_TAIL]> {
 pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
     let item = line.item;
     let padding = NAME_COLUMNS.saturating_sub(line.width);
-    if item.len() <= INLINE_ITEM
-        && let Some(tail) = fixed_tail(&line.numbers)
-    {
+    if item.len() <= INLINE_ITEM && fits_columns(&line.numbers) {
         out.put_with::<{ 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL }>(|buf| {
             buf[2..2 + item.len()].copy_from_slice(item);
             let at = 2 + item.len() + padding;
-            buf[at..at + FIXED_TAIL].copy_from_slice(&tail);
+            if let Some(tail) = buf[at..].first_chunk_mut::<FIXED_TAIL>() {
+                fixed_tail(tail, &line.numbers);
+            }
             at + FIXED_TAIL
         });
     } else {
@@ -254,13 +254,16 @@ pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
     }
 }
 
-/// `TOTAL` and the order total, aligned with the line totals.
+/// `TOTAL` and the order total, aligned with the line totals (any `u64` fits the column).
 pub fn total_line<S: ByteSink + ?Sized>(out: &mut S, total: u64) {
-    out.put_with::<{ LINE_WIDTH + MAX_DIGITS + 1 }>(|buf| {
+    const _: () = assert!(LINE_WIDTH - "TOTAL".len() > MAX_DIGITS + 1);
+    out.put_with::<{ LINE_WIDTH + 1 }>(|buf| {
         buf[..5].copy_from_slice(b"TOTAL");
-        let end = money_at(buf, 5, total, LINE_WIDTH - "TOTAL".len());
-        buf[end] = b'\n';
-        end + 1
+        pair_before(buf, LINE_WIDTH, total % 100);
+        buf[LINE_WIDTH - 3] = b'.';
+        digits_before(buf, LINE_WIDTH - 3, total / 100);
+        buf[LINE_WIDTH] = b'\n';
+        LINE_WIDTH + 1
     });
 }
 

@@ -144,7 +144,8 @@ fn short_number(bytes: &[u8], at: usize, parse: bool) -> Option<Option<(u64, usi
     if !parse {
         return Some(Some((0, at + len)));
     }
-    let mut x = (digits & !(u64::MAX << (8 * len))) << (8 * (8 - len));
+    // Shifting left drops the bytes from the first non-digit on.
+    let mut x = digits << (8 * (8 - len));
     x = (x.wrapping_mul(10) + (x >> 8)) & 0x00FF_00FF_00FF_00FF;
     x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_FFFF_0000_FFFF;
     x = (x.wrapping_mul(10_000) + (x >> 32)) & 0xFFFF_FFFF;
@@ -203,7 +204,7 @@ pub fn scan<const DEPTH: u8>(bytes: &[u8], items: &mut ItemCache) -> Option<Scan
 /// Whether every byte is printable ASCII (`0x20..=0x7E`): then the bytes are UTF-8, contain no
 /// control character, and take one column each. Eight bytes at a time (the last word overlaps
 /// the one before it).
-#[inline]
+#[inline(always)]
 pub fn printable_ascii(bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -283,17 +284,15 @@ impl ItemCache {
     /// not accepted.
     #[inline(always)]
     pub fn check<const DEPTH: u8>(&mut self, item: &[u8]) -> Option<usize> {
-        if printable_ascii(item) {
+        // A name that starts with a non-ASCII byte (every Thai name) goes straight to the cache.
+        if item.first().is_some_and(|&b| b < 0x80) && printable_ascii(item) {
             return Some(item.len());
         }
         if item.len() > SLOT_BYTES {
             return check_slowly::<DEPTH>(item);
         }
         let slot = &mut self.slots[slot_of(item)];
-        if slot.depth >= DEPTH
-            && usize::from(slot.len) == item.len()
-            && slot.bytes[..item.len()] == *item
-        {
+        if slot.depth >= DEPTH && usize::from(slot.len) == item.len() && same(&slot.bytes, item) {
             return Some(usize::from(slot.width));
         }
         let width = check_slowly::<DEPTH>(item)?;
@@ -308,6 +307,24 @@ impl ItemCache {
         }
         Some(width)
     }
+}
+
+/// Whether a slot's bytes start with `item` (at most `SLOT_BYTES` long): word by word, the
+/// last word overlapping the one before it.
+#[inline(always)]
+fn same(slot: &[u8; SLOT_BYTES], item: &[u8]) -> bool {
+    let n = item.len();
+    if n < 8 {
+        return slot[..n] == *item;
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word_at(slot, at) != word_at(item, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word_at(slot, n - 8) == word_at(item, n - 8)
 }
 
 /// The uncached check of [`ItemCache::check`].
