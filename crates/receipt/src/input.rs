@@ -1,10 +1,11 @@
 //! Reading lines from chunks: the input is never held whole.
 //!
-//! A [`Source`] hands out the input one chunk at a time (a slice of a slice, or one `read` into
-//! a reused buffer). [`Lines`] cuts lines out of the current chunk in place; only a line cut by
-//! the end of a chunk is copied, into the carry buffer, and only its first [`CARRY_CAP`] bytes:
-//! a line longer than that is too long to accept anyway, so the rest of it is only counted.
-//! Memory held: one chunk and at most `CARRY_CAP` bytes, whatever the input's size.
+//! A source hands out the input one chunk at a time (a slice of a slice, or one `read` into a
+//! reused buffer). The line reader cuts lines out of the current chunk in place; only a line
+//! cut by the end of a chunk is copied, into the carry buffer, and only its first
+//! [`CARRY_CAP`] bytes: a line longer than that is too long to accept anyway, so the rest of it
+//! is only counted. Memory held: one chunk and at most `CARRY_CAP` bytes, whatever the input's
+//! size.
 
 use std::io::{self, Read};
 

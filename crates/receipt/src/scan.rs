@@ -8,7 +8,7 @@
 //! separator; and an item already seen is not checked again ([`ItemCache`]). Anything unexpected
 //! — a missing field, a sign, a line cut by the end of a chunk — makes it give up and return
 //! `None`; the caller then finds the line end with `memchr` and asks the reference checker
-//! ([`line`](crate::line)) why the line is bad. So the scanner never reports an error itself,
+//! ([`line`](mod@crate::line)) why the line is bad. So the scanner never reports an error itself,
 //! and it accepts exactly the lines the reference checker accepts (pinned by the strategies
 //! agreeing with `naive`, which uses the reference checker only).
 //!

@@ -194,8 +194,13 @@ fn an_order_past_the_bound_is_rejected_and_the_run_goes_on() {
 #[test]
 fn a_line_of_exactly_the_longest_length_is_accepted_whatever_its_ending() {
     let item = "x".repeat(MAX_LINE - "1|".len() - "|1|1".len());
-    for ending in ["\n", "\r\n", ""] {
-        for bom in ["", "\u{FEFF}"] {
+    let (endings, boms): (&[&str], &[&str]) = if cfg!(miri) {
+        (&["\r\n"], &["\u{FEFF}"])
+    } else {
+        (&["\n", "\r\n", ""], &["", "\u{FEFF}"])
+    };
+    for ending in endings {
+        for bom in boms {
             let input = format!("{bom}1|{item}|1|1{ending}");
             let (_, err, s) = assert_all_agree(input.as_bytes());
             assert_eq!((err.as_str(), s.printed), ("", 1), "{ending:?} {bom:?}");
@@ -266,8 +271,10 @@ fn r1_a_fresh_pool_per_row_allocates_the_same_every_time() {
         })
         .1
     };
+    // Whether a reallocation moved is the system allocator's business: compare the counts.
+    let counts = |stats: lab::AllocStats| (stats.allocs, stats.reallocs, stats.bytes_allocated);
     let first = fresh();
-    assert_eq!(fresh(), first);
+    assert_eq!(counts(fresh()), counts(first));
     assert!(first.allocs > 0, "the pool starts cold");
     let shared = || {
         count(|| {
@@ -328,7 +335,7 @@ fn the_arena_is_reset_for_every_order_and_its_memory_reused() {
 /// reading 10× more lines through a reader is the same, for every strategy.
 #[test]
 fn r4_peak_heap_memory_does_not_grow_with_the_input() {
-    let lines = if cfg!(miri) { 300 } else { 20_000 };
+    let lines = if cfg!(miri) { 50 } else { 20_000 };
     let small = generated(lines, 4);
     let big = generated(10 * lines, 4);
     let peak = |strategy: Way, input: &[u8]| {
