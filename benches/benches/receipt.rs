@@ -1,29 +1,50 @@
-//! Chapter 5's strategies under criterion: `cargo bench -p benches --bench receipt`.
+//! Chapter 5's workloads under criterion: `cargo bench -p benches --bench receipt`.
+//!
+//! `R2`: one pre-generated chunk of lines through each strategy, next to the two floors.
+//! `R5`: the streaming strategy's cumulative stages over the same chunk.
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use receipt::{Processor, STRATEGIES};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use receipt::STRATEGIES;
+use receipt::workloads::{self, CHUNK_LINES, ChunkRunner, Stage, Stages};
+
+fn chunk() -> Vec<u8> {
+    receipt::generate::generated(CHUNK_LINES, 7)
+}
 
 fn r2_strategies(c: &mut Criterion) {
-    let input = receipt::generate::generated(10_000, 7);
+    let input = chunk();
     let mut group = c.benchmark_group("R2");
+    group.throughput(Throughput::Elements(CHUNK_LINES));
     for strategy in STRATEGIES {
-        let mut processor = Processor::new(strategy);
+        let mut runner = ChunkRunner::new(strategy);
         group.bench_function(strategy.name(), |b| {
-            b.iter(|| {
-                processor
-                    .run(
-                        black_box(&input),
-                        &mut std::io::sink(),
-                        &mut std::io::sink(),
-                    )
-                    .map(|s| s.printed)
-            })
+            b.iter(|| runner.run(black_box(&input)))
+        });
+    }
+    group.bench_function("floor: line ends (memchr)", |b| {
+        b.iter(|| workloads::line_ends(black_box(&input)))
+    });
+    let mut out = Vec::new();
+    group.bench_function("floor: read and write only", |b| {
+        b.iter(|| workloads::copy_through(black_box(&input), &mut out))
+    });
+    group.finish();
+}
+
+fn r5_stages(c: &mut Criterion) {
+    let input = chunk();
+    let mut stages = Stages::new();
+    let mut group = c.benchmark_group("R5");
+    group.throughput(Throughput::Elements(CHUNK_LINES));
+    for stage in Stage::ALL {
+        group.bench_function(stage.name(), |b| {
+            b.iter(|| stages.run(stage, black_box(&input)))
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, r2_strategies);
+criterion_group!(benches, r2_strategies, r5_stages);
 criterion_main!(benches);

@@ -2,7 +2,7 @@
 //! and by the chapter's R3 table, so both speak of the same cases.
 
 /// `(class, input, first line on standard error)`.
-pub const BAD_INPUT: [(&str, &str, &str); 10] = [
+pub const BAD_INPUT: [(&str, &str, &str); 15] = [
     (
         "wrong field count",
         "1042|ต้มยำกุ้ง|2\n",
@@ -14,6 +14,26 @@ pub const BAD_INPUT: [(&str, &str, &str); 10] = [
         "line 1: order_id is not a decimal integer",
     ),
     ("empty item", "1042||2|18000\n", "line 1: item is empty"),
+    (
+        "terminal escape in item",
+        "1042|ต้มยำ\u{1b}[31mกุ้ง|2|18000\n",
+        "line 1: item contains control character U+001B at column 11",
+    ),
+    (
+        "C1 control in item",
+        "1042|Pad\u{85}Thai|1|8000\n",
+        "line 1: item contains control character U+0085 at column 9",
+    ),
+    (
+        "DEL in item",
+        "1042|Pad\u{7f}Thai|1|8000\n",
+        "line 1: item contains control character U+007F at column 9",
+    ),
+    (
+        "bidirectional override in item",
+        "1042|\u{202e}iahT daP|1|8000\n",
+        "line 1: item contains control character U+202E at column 6",
+    ),
     (
         "quantity zero",
         "1042|ต้มยำกุ้ง|0|18000\n",
@@ -32,7 +52,7 @@ pub const BAD_INPUT: [(&str, &str, &str); 10] = [
     (
         "invalid UTF-8",
         "1042|\u{FFFD}|2|18000\n",
-        "line 1: invalid UTF-8 at byte 5",
+        "line 1: invalid UTF-8 at byte 6",
     ),
     (
         "line longer than 4096 bytes",
@@ -49,10 +69,15 @@ pub const BAD_INPUT: [(&str, &str, &str); 10] = [
         "1042|ต้มยำกุ้ง|1|18446744073709551615\n1042|ข้าวผัด|1|6000\n",
         "line 2: the order total overflows",
     ),
+    (
+        "order longer than 1000 lines",
+        "",
+        "line 1001: the order has more than 1000 lines; it is rejected and its remaining lines are skipped",
+    ),
 ];
 
 /// The bytes of a case: the invalid-UTF-8 case replaces U+FFFD by a lone `0xFF` byte, and the
-/// long-line case is built here (it is too long to write out).
+/// long-line and long-order cases are built here (they are too long to write out).
 pub fn input(class: &str, text: &str) -> Vec<u8> {
     match class {
         "invalid UTF-8" => text
@@ -61,6 +86,9 @@ pub fn input(class: &str, text: &str) -> Vec<u8> {
             .map(|b| if b == 0 { 0xFF } else { b })
             .collect(),
         "line longer than 4096 bytes" => format!("1042|{}|1|100\n", "x".repeat(4100)).into_bytes(),
+        "order longer than 1000 lines" => "1042|Water|1|1500\n"
+            .repeat(crate::line::MAX_ORDER_LINES as usize + 5)
+            .into_bytes(),
         _ => text.as_bytes().to_vec(),
     }
 }

@@ -2,36 +2,47 @@
 #![deny(missing_docs)]
 
 pub mod cases;
+mod engine;
 #[cfg(feature = "experiments")]
 pub mod experiments;
 pub mod generate;
+pub mod input;
 pub mod line;
 pub mod render;
+pub mod scan;
+mod strategies;
+pub mod workloads;
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::str::FromStr;
 
-use bumpalo::Bump;
-use pool::Rented;
+use pool::BufferPool;
 
-use crate::line::{LineError, Numbers};
-use crate::render::{ByteSink, Fixed};
+pub use crate::engine::{FLUSH_BYTES, RunError};
+use crate::engine::{Parts, drive};
+use crate::input::{Reads, Slices, Source};
+use crate::strategies::{Arena, Naive, Pooled, Stack, Streaming};
+pub use crate::strategies::{POOLED_FIRST_RENT, STACK_ORDER_BYTES};
 
-/// How the hot path holds fields and builds its output. Every strategy prints the same bytes.
+/// How the hot path holds the open order and builds its output. Every strategy prints the same
+/// bytes, whatever the chunk size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
-    /// A `String` per field, a `Vec` per line, `format!` per receipt line.
+    /// Each line split into `String`s, the order kept as a `Vec` of them, `format!` per receipt
+    /// line: the newcomer's program.
     Naive,
-    /// The order's receipt text assembled in a buffer rented from `pool::shared()`.
+    /// The order's receipt text in a buffer rented from a pool when the order opens, given
+    /// back when it ends (chapter 3).
     Pooled,
-    /// Each receipt line assembled in a fixed 256-byte stack buffer (longer lines spill to the
-    /// order buffer directly), the order's text in one reused buffer.
+    /// The order's receipt text in a `SmallVec` on the stack, spilling to the heap beyond
+    /// [`STACK_ORDER_BYTES`] (chapter 2).
     Stack,
-    /// Each order's fields and text in a `bumpalo` arena, reset after every order.
+    /// The order's lines (item names copied in) in a `bumpalo` arena reset for every order,
+    /// the receipt rendered from them when the order is complete (chapter 4).
     Arena,
-    /// Fields kept as ranges of the input buffer, numbers formatted without allocating, the
-    /// receipt written into one reused buffer.
+    /// Each line rendered straight into the output buffer as it is read; a rejected order is
+    /// rolled back by truncating the buffer.
     Streaming,
 }
 
@@ -77,6 +88,15 @@ impl FromStr for Strategy {
     }
 }
 
+/// A complete order, as its receipt needs it: the one source of its id and total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Order {
+    /// The order id.
+    pub id: u64,
+    /// The sum of its line totals, in satang.
+    pub total: u64,
+}
+
 /// Every input line accounted for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -101,442 +121,196 @@ impl Summary {
     }
 }
 
+/// `n` and the noun, plural unless `n` is 1.
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} lines read: {} printed in {} receipts, {} rejected in {} orders, {} blank",
-            self.read, self.printed, self.receipts, self.rejected, self.rejected_orders, self.blank
+            "{} read: {} printed in {}, {} rejected in {}, {} blank",
+            counted(self.read, "line"),
+            self.printed,
+            counted(self.receipts, "receipt"),
+            self.rejected,
+            counted(self.rejected_orders, "order"),
+            self.blank
         )
     }
 }
 
-/// One strategy's way of holding the current order.
-trait Hold: fmt::Debug {
-    /// Parses a checked line (UTF-8, at most `MAX_LINE` bytes) the strategy's way and keeps it
-    /// for the current order. `start` is where `text` begins in the input.
-    fn add(&mut self, text: &str, start: usize) -> Result<Numbers, LineError>;
-    /// Writes the current order's receipt and forgets the order.
-    fn finish(
-        &mut self,
-        input: &[u8],
-        order_id: u64,
-        total: u64,
-        out: &mut dyn Write,
-    ) -> io::Result<()>;
-    /// Forgets the current order without printing it.
-    fn discard(&mut self);
-}
+/// The default chunk size: the input is read, and handed to the line reader, 64 KiB at a time.
+pub const CHUNK_SIZE: usize = 64 * 1024;
 
-/// The current order while it is being read.
-#[derive(Debug, Default)]
-struct Open {
-    order_id: Option<u64>,
-    total: u64,
-    lines: u64,
-    bad: Vec<u64>,
+/// One strategy's state between orders.
+#[derive(Debug)]
+enum Holds {
+    Naive(Naive),
+    Pooled(Pooled),
+    Stack(Stack),
+    Arena(Arena),
+    Streaming(Streaming),
 }
 
 /// Processes order files with one strategy, keeping its buffers from run to run (so a warm
-/// processor allocates nothing per line).
+/// processor allocates nothing per line, and nothing per run either).
+///
+/// A processor streams: it holds one input chunk ([`CHUNK_SIZE`] unless set otherwise), the
+/// output buffer (about [`FLUSH_BYTES`]), the line cut by the end of a chunk and the open order
+/// (at most [`line::MAX_ORDER_LINES`] lines of at most [`line::MAX_LINE`] bytes) — never the
+/// whole input.
+#[derive(Debug)]
 pub struct Processor {
-    strategy: Strategy,
-    hold: Box<dyn Hold>,
-    open: Open,
-}
-
-impl fmt::Debug for Processor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Processor")
-            .field("strategy", &self.strategy)
-            .finish_non_exhaustive()
-    }
+    holds: Holds,
+    parts: Parts,
+    /// The buffer [`Processor::run_reader`] reads into.
+    chunk: Vec<u8>,
+    chunk_size: usize,
 }
 
 impl Clone for Processor {
-    /// A new processor with the same strategy: buffers are not copied, they are warmed again.
+    /// A new processor with the same strategy and chunk size (and, for a pooled processor with
+    /// its own pool, a new pool with the same configuration): buffers are not copied, they are
+    /// warmed again.
     fn clone(&self) -> Self {
-        Self::new(self.strategy)
+        let holds = match &self.holds {
+            Holds::Pooled(Pooled { own: Some(pool) }) => Holds::Pooled(Pooled {
+                own: Some(Box::new(BufferPool::new(*pool.config()))),
+            }),
+            other => Self::holds(other.strategy()),
+        };
+        Self::with_holds(holds).with_chunk_size(self.chunk_size)
+    }
+}
+
+impl Holds {
+    fn strategy(&self) -> Strategy {
+        match self {
+            Holds::Naive(_) => Strategy::Naive,
+            Holds::Pooled(_) => Strategy::Pooled,
+            Holds::Stack(_) => Strategy::Stack,
+            Holds::Arena(_) => Strategy::Arena,
+            Holds::Streaming(_) => Strategy::Streaming,
+        }
     }
 }
 
 impl Processor {
-    /// A processor for `strategy`.
+    /// A processor for `strategy` (the pooled one rents from `pool::shared()`).
     pub fn new(strategy: Strategy) -> Self {
-        let hold: Box<dyn Hold> = match strategy {
-            Strategy::Naive => Box::new(Naive::default()),
-            Strategy::Pooled => Box::new(Pooled::default()),
-            Strategy::Stack => Box::new(Stack::default()),
-            Strategy::Arena => Box::new(Arena::default()),
-            Strategy::Streaming => Box::new(Streaming::default()),
-        };
-        Self {
-            strategy,
-            hold,
-            open: Open::default(),
+        Self::with_holds(Self::holds(strategy))
+    }
+
+    /// A pooled processor that rents from its own `pool` rather than the process-wide one, so
+    /// what it allocates does not depend on who used the shared pool before.
+    pub fn with_pool(pool: BufferPool<u8>) -> Self {
+        Self::with_holds(Holds::Pooled(Pooled {
+            own: Some(Box::new(pool)),
+        }))
+    }
+
+    fn holds(strategy: Strategy) -> Holds {
+        match strategy {
+            Strategy::Naive => Holds::Naive(Naive::default()),
+            Strategy::Pooled => Holds::Pooled(Pooled::default()),
+            Strategy::Stack => Holds::Stack(Stack),
+            Strategy::Arena => Holds::Arena(Arena::default()),
+            Strategy::Streaming => Holds::Streaming(Streaming),
         }
     }
 
-    /// Reads `input`, writes receipts to `out` and problems to `errors`, and accounts for
-    /// every line. I/O errors stop the run; bad input never does.
+    fn with_holds(holds: Holds) -> Self {
+        Self {
+            holds,
+            parts: Parts::default(),
+            chunk: Vec::new(),
+            chunk_size: CHUNK_SIZE,
+        }
+    }
+
+    /// The same processor, reading `bytes` at a time (at least 1). The output does not depend
+    /// on it; tests use tiny chunks to cut lines everywhere.
+    pub fn with_chunk_size(mut self, bytes: usize) -> Self {
+        self.chunk_size = bytes.max(1);
+        self
+    }
+
+    /// Its strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.holds.strategy()
+    }
+
+    /// The pool a pooled processor rents from (its own, or `pool::shared()`).
+    pub fn pool(&self) -> Option<&BufferPool<u8>> {
+        match &self.holds {
+            Holds::Pooled(pooled) => Some(pooled.pool()),
+            _ => None,
+        }
+    }
+
+    /// Reads `input` (in chunks, without copying it), writes receipts to `out` and problems to
+    /// `errors`, and accounts for every line. Write errors stop the run; bad input never does.
     pub fn run(
         &mut self,
         input: &[u8],
         out: &mut dyn Write,
         errors: &mut dyn Write,
     ) -> io::Result<Summary> {
-        let mut summary = Summary::default();
-        let mut start = 0;
-        let mut number = 0u64;
-        while start < input.len() {
-            let end = input[start..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(input.len(), |i| start + i);
-            number += 1;
-            let mut raw = &input[start..end];
-            if raw.last() == Some(&b'\r') {
-                raw = &raw[..raw.len() - 1];
-            }
-            self.line(input, start, raw, number, &mut summary, out, errors)?;
-            start = end + 1;
-        }
-        self.close(input, &mut summary, out, errors)?;
-        summary.read = number;
-        Ok(summary)
+        let source = Slices::new(input, self.chunk_size);
+        Ok(dispatch(
+            &mut self.holds,
+            &mut self.parts,
+            source,
+            out,
+            errors,
+        )?)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn line(
+    /// Like [`Processor::run`], reading `input` one chunk at a time into a buffer kept from
+    /// run to run.
+    pub fn run_reader(
         &mut self,
-        input: &[u8],
-        start: usize,
-        raw: &[u8],
-        number: u64,
-        summary: &mut Summary,
+        input: &mut dyn Read,
         out: &mut dyn Write,
         errors: &mut dyn Write,
-    ) -> io::Result<()> {
-        if raw.is_empty() {
-            summary.blank += 1;
-            return Ok(());
-        }
-        let claimed = line::claimed_order_id(raw);
-        if claimed.is_some() && claimed != self.open.order_id {
-            self.close(input, summary, out, errors)?;
-            self.open.order_id = claimed;
-            self.open.total = 0;
-        }
-        self.open.lines += 1;
-        let checked = line::text(raw).and_then(|text| self.hold.add(text, start));
-        let result = checked.and_then(|n| {
-            self.open.total = self
-                .open
-                .total
-                .checked_add(n.line_total)
-                .ok_or(LineError::OrderTotalOverflow)?;
-            Ok(())
-        });
-        if let Err(reason) = result {
-            writeln!(errors, "line {number}: {reason}")?;
-            self.open.bad.push(number);
-        }
-        Ok(())
-    }
-
-    fn close(
-        &mut self,
-        input: &[u8],
-        summary: &mut Summary,
-        out: &mut dyn Write,
-        errors: &mut dyn Write,
-    ) -> io::Result<()> {
-        if self.open.lines == 0 {
-            self.open.order_id = None;
-            return Ok(());
-        }
-        let lines = std::mem::take(&mut self.open.lines);
-        if self.open.bad.is_empty() {
-            let id = self.open.order_id.unwrap_or(0);
-            if summary.receipts > 0 {
-                out.write_all(b"\n")?;
-            }
-            self.hold.finish(input, id, self.open.total, out)?;
-            summary.printed += lines;
-            summary.receipts += 1;
-        } else {
-            self.hold.discard();
-            let plural = if lines == 1 { "" } else { "s" };
-            match self.open.order_id {
-                Some(id) => write!(errors, "order {id} rejected ({lines} line{plural}), bad:")?,
-                None => write!(
-                    errors,
-                    "{lines} line{plural} without a readable order id rejected, bad:"
-                )?,
-            }
-            for n in &self.open.bad {
-                write!(errors, " {n}")?;
-            }
-            writeln!(errors)?;
-            summary.rejected += lines;
-            summary.rejected_orders += 1;
-            self.open.bad.clear();
-        }
-        self.open.order_id = None;
-        self.open.total = 0;
-        Ok(())
+    ) -> Result<Summary, RunError> {
+        let source = Reads::new(input, &mut self.chunk, self.chunk_size);
+        dispatch(&mut self.holds, &mut self.parts, source, out, errors)
     }
 }
 
-/// The item's range in the input: `item` is a sub-slice of `text`, which starts at `start`.
-fn item_range(text: &str, item: &str, start: usize) -> (usize, usize) {
-    let offset = item.as_ptr() as usize - text.as_ptr() as usize;
-    (start + offset, start + offset + item.len())
-}
-
-/// The text of a range recorded by `item_range`: valid UTF-8 by construction (a field of a
-/// checked line, cut at `|`), so the fallback is never taken.
-fn item_at(input: &[u8], (start, end): (usize, usize)) -> &str {
-    std::str::from_utf8(&input[start..end]).unwrap_or_default()
-}
-
-/// A kept line: where its item is in the input, and its numbers.
-#[derive(Clone, Copy, Debug)]
-struct Kept {
-    item: (usize, usize),
-    numbers: Numbers,
-}
-
-/// Parses a line and keeps where its item is and its numbers (the arena and streaming
-/// strategies).
-fn keep(kept: &mut Vec<Kept>, text: &str, start: usize) -> Result<Numbers, LineError> {
-    let (numbers, item) = line::parse(text)?;
-    kept.push(Kept {
-        item: item_range(text, item, start),
-        numbers,
-    });
-    Ok(numbers)
-}
-
-/// The newcomer's version: a `Vec` of `String`s per line, `format!` per receipt line.
-#[derive(Debug, Default)]
-struct Naive {
-    lines: Vec<(String, String, Numbers)>,
-}
-
-impl Hold for Naive {
-    fn add(&mut self, text: &str, _: usize) -> Result<Numbers, LineError> {
-        let fields: Vec<String> = text.split('|').map(String::from).collect();
-        if fields.len() != 4 {
-            return Err(LineError::FieldCount(fields.len()));
-        }
-        let numbers = line::check_fields(&fields[0], &fields[1], &fields[2], &fields[3])?;
-        let mut fields = fields.into_iter().skip(1);
-        let item = fields.next().unwrap_or_default();
-        let qty = fields.next().unwrap_or_default();
-        self.lines.push((item, qty, numbers));
-        Ok(numbers)
-    }
-
-    fn finish(
-        &mut self,
-        _: &[u8],
-        order_id: u64,
-        total: u64,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        let mut receipt = format!("Order {order_id}\n");
-        for (item, qty, n) in self.lines.drain(..) {
-            receipt += &render::item_line_naive(&item, &qty, n.unit_price, n.line_total);
-        }
-        receipt += &render::total_line_naive(total);
-        out.write_all(receipt.as_bytes())
-    }
-
-    fn discard(&mut self) {
-        self.lines.clear();
-    }
-}
-
-/// A growable text kept in buffers rented from `pool::shared()`.
-#[derive(Debug, Default)]
-struct Pooled {
-    buf: Option<Rented<'static, u8>>,
-    len: usize,
-}
-
-impl ByteSink for Pooled {
-    fn put(&mut self, bytes: &[u8]) {
-        let needed = self.len + bytes.len();
-        let capacity = self.buf.as_ref().map_or(0, |b| b.len());
-        if needed > capacity {
-            let mut bigger = pool::shared().rent(needed.max(2 * capacity).max(4096));
-            if let Some(old) = &self.buf {
-                bigger[..self.len].copy_from_slice(&old[..self.len]);
-            }
-            self.buf = Some(bigger); // the old buffer goes back to the pool here
-        }
-        if let Some(buf) = &mut self.buf {
-            buf[self.len..needed].copy_from_slice(bytes);
-            self.len = needed;
-        }
-    }
-}
-
-impl Hold for Pooled {
-    fn add(&mut self, text: &str, _: usize) -> Result<Numbers, LineError> {
-        let (n, item) = line::parse(text)?;
-        if self.len == 0 {
-            render::header(self, n.order_id);
-        }
-        render::item_line(self, item, n.qty, n.unit_price, n.line_total);
-        Ok(n)
-    }
-
-    fn finish(&mut self, _: &[u8], _: u64, total: u64, out: &mut dyn Write) -> io::Result<()> {
-        render::total_line(self, total);
-        let len = std::mem::take(&mut self.len);
-        match &self.buf {
-            Some(buf) => out.write_all(&buf[..len]),
-            None => Ok(()),
-        }
-    }
-
-    fn discard(&mut self) {
-        self.len = 0;
-    }
-}
-
-/// Each receipt line assembled in a 256-byte stack buffer, appended to one reused buffer;
-/// a line that does not fit is rendered straight into that buffer instead (the spill).
-#[derive(Debug, Default)]
-struct Stack {
-    text: Vec<u8>,
-}
-
-impl Hold for Stack {
-    fn add(&mut self, text: &str, _: usize) -> Result<Numbers, LineError> {
-        let (n, item) = line::parse(text)?;
-        if self.text.is_empty() {
-            render::header(&mut self.text, n.order_id);
-        }
-        let mut line = Fixed::<256>::new();
-        render::item_line(&mut line, item, n.qty, n.unit_price, n.line_total);
-        match line.bytes() {
-            Some(bytes) => self.text.extend_from_slice(bytes),
-            None => render::item_line(&mut self.text, item, n.qty, n.unit_price, n.line_total),
-        }
-        Ok(n)
-    }
-
-    fn finish(&mut self, _: &[u8], _: u64, total: u64, out: &mut dyn Write) -> io::Result<()> {
-        render::total_line(&mut self.text, total);
-        let result = out.write_all(&self.text);
-        self.text.clear();
-        result
-    }
-
-    fn discard(&mut self) {
-        self.text.clear();
-    }
-}
-
-/// Checks lines on the way in and keeps only where they are; when the order is complete, its
-/// fields are copied into a `bumpalo` arena, its receipt built there, and the arena reset.
-#[derive(Debug, Default)]
-struct Arena {
-    bump: Bump,
-    kept: Vec<Kept>,
-}
-
-impl Hold for Arena {
-    fn add(&mut self, text: &str, start: usize) -> Result<Numbers, LineError> {
-        keep(&mut self.kept, text, start)
-    }
-
-    fn finish(
-        &mut self,
-        input: &[u8],
-        order_id: u64,
-        total: u64,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        let result = {
-            let bump = &self.bump;
-            let mut lines = bumpalo::collections::Vec::with_capacity_in(self.kept.len(), bump);
-            for k in &self.kept {
-                lines.push((&*bump.alloc_str(item_at(input, k.item)), k.numbers));
-            }
-            let mut receipt =
-                bumpalo::collections::Vec::with_capacity_in(64 * (lines.len() + 2), bump);
-            render::header(&mut receipt, order_id);
-            for (item, n) in &lines {
-                render::item_line(&mut receipt, item, n.qty, n.unit_price, n.line_total);
-            }
-            render::total_line(&mut receipt, total);
-            out.write_all(&receipt)
-        };
-        self.kept.clear();
-        self.bump.reset();
-        result
-    }
-
-    fn discard(&mut self) {
-        self.kept.clear();
-    }
-}
-
-/// Keeps each line as a range of the input and its numbers; renders the receipt straight
-/// into one reused buffer when the order is complete.
-#[derive(Debug, Default)]
-struct Streaming {
-    kept: Vec<Kept>,
-    text: Vec<u8>,
-}
-
-impl Hold for Streaming {
-    fn add(&mut self, text: &str, start: usize) -> Result<Numbers, LineError> {
-        keep(&mut self.kept, text, start)
-    }
-
-    fn finish(
-        &mut self,
-        input: &[u8],
-        order_id: u64,
-        total: u64,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        self.text.clear();
-        render::header(&mut self.text, order_id);
-        for k in &self.kept {
-            let n = k.numbers;
-            render::item_line(
-                &mut self.text,
-                item_at(input, k.item),
-                n.qty,
-                n.unit_price,
-                n.line_total,
-            );
-        }
-        render::total_line(&mut self.text, total);
-        self.kept.clear();
-        out.write_all(&self.text)
-    }
-
-    fn discard(&mut self) {
-        self.kept.clear();
-    }
-}
-
-/// Runs one strategy over `input` with a fresh processor: receipts to `out`, problems and the
-/// summary line to `errors`.
-pub fn process(
-    strategy: Strategy,
-    input: &[u8],
+/// Runs the processor's strategy: one match per run, then a loop monomorphised per strategy.
+fn dispatch<S: Source>(
+    holds: &mut Holds,
+    parts: &mut Parts,
+    source: S,
     out: &mut dyn Write,
     errors: &mut dyn Write,
-) -> io::Result<Summary> {
-    let summary = Processor::new(strategy).run(input, out, errors)?;
-    writeln!(errors, "{summary}")?;
+) -> Result<Summary, RunError> {
+    match holds {
+        Holds::Naive(h) => drive(h, parts, source, out, errors),
+        Holds::Pooled(h) => drive(h, parts, source, out, errors),
+        Holds::Stack(h) => drive(h, parts, source, out, errors),
+        Holds::Arena(h) => drive(h, parts, source, out, errors),
+        Holds::Streaming(h) => drive(h, parts, source, out, errors),
+    }
+}
+
+/// Runs one strategy over `input` with a fresh processor, streaming: receipts to `out`,
+/// problems and then the summary line to `errors`. This is the `receipt` command.
+pub fn process(
+    strategy: Strategy,
+    input: &mut dyn Read,
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+) -> Result<Summary, RunError> {
+    let summary = Processor::new(strategy).run_reader(input, out, errors)?;
+    writeln!(errors, "{summary}").map_err(RunError::Write)?;
     Ok(summary)
 }

@@ -7,8 +7,16 @@
 //!   ต้มยำกุ้ง                  2 x     180.00      360.00
 //! TOTAL                                            360.00
 //! ```
+//!
+//! The fast renderer writes a line left to right into a window that starts as spaces — so
+//! padding costs nothing — with every number written straight into its column, two digits at a
+//! time. For a `Vec<u8>` (the output buffer) the window is the vector's own memory, so the
+//! receipt is rendered where it will be written from.
 
 use unicode_width::UnicodeWidthStr;
+
+use crate::Order;
+use crate::line::Numbers;
 
 /// Display columns the item name is padded to (longer names are not cut).
 pub const NAME_COLUMNS: usize = 20;
@@ -25,11 +33,33 @@ pub const LINE_WIDTH: usize = 2 + NAME_COLUMNS + QTY_WIDTH + 3 + PRICE_WIDTH + T
 pub trait ByteSink {
     /// Appends `bytes`.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Appends at most `N` bytes written by `write` into a window that starts as spaces;
+    /// `write` returns how many it wrote. By default the window is a stack array, appended with
+    /// [`put`](ByteSink::put); a `Vec<u8>` lends its own memory, so the bytes are written where
+    /// they stay.
+    #[inline]
+    fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        let mut window = [b' '; N];
+        let used = write(&mut window);
+        self.put(&window[..used]);
+    }
 }
 
 impl ByteSink for Vec<u8> {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
+    }
+
+    #[inline(always)]
+    fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        let start = self.len();
+        self.extend_from_slice(&[b' '; N]);
+        if let Some(window) = self[start..].first_chunk_mut::<N>() {
+            let used = write(window);
+            self.truncate(start + used);
+        }
     }
 }
 
@@ -39,115 +69,216 @@ impl ByteSink for bumpalo::collections::Vec<'_, u8> {
     }
 }
 
-/// A fixed-capacity buffer (on the stack when it is a local): it records whether anything
-/// did not fit, so the caller can spill instead of printing a cut line.
-#[derive(Debug)]
-pub struct Fixed<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-    overflowed: bool,
-}
-
-impl<const N: usize> Fixed<N> {
-    /// An empty buffer.
-    pub fn new() -> Self {
-        Self {
-            buf: [0; N],
-            len: 0,
-            overflowed: false,
-        }
-    }
-
-    /// What was written, or `None` if some of it did not fit.
-    pub fn bytes(&self) -> Option<&[u8]> {
-        (!self.overflowed).then(|| &self.buf[..self.len])
-    }
-}
-
-impl<const N: usize> Default for Fixed<N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const N: usize> ByteSink for Fixed<N> {
+impl<A: smallvec::Array<Item = u8>> ByteSink for smallvec::SmallVec<A> {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        match self.buf.get_mut(self.len..self.len + bytes.len()) {
-            Some(dst) if !self.overflowed => {
-                dst.copy_from_slice(bytes);
-                self.len += bytes.len();
-            }
-            _ => self.overflowed = true,
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// One checked line, as the renderer needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The item name's bytes: UTF-8 without control characters, checked by whoever built the
+    /// line.
+    pub item: &'a [u8],
+    /// The item name's display width.
+    pub width: usize,
+    /// The line's numbers.
+    pub numbers: Numbers,
+}
+
+impl<'a> Line<'a> {
+    /// A line of `item` with its width measured by `unicode-width`.
+    pub fn new(item: &'a str, numbers: Numbers) -> Self {
+        Self {
+            item: item.as_bytes(),
+            width: item.width(),
+            numbers,
         }
     }
 }
 
-/// A `u64` in decimal, into a small buffer: returns the digits.
-fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[i..];
-        }
+/// The longest number: `u64::MAX` has 20 digits.
+const MAX_DIGITS: usize = 20;
+/// The longest tail of an item line: padding, the widest quantity, ` x `, two widest amounts
+/// (baht, `.`, two digits) and `\n`.
+const TAIL: usize = NAME_COLUMNS + MAX_DIGITS + 3 + 2 * (MAX_DIGITS + 2) + 1;
+/// The longest item name rendered together with its line in one window; a longer one is
+/// appended on its own first.
+const INLINE_ITEM: usize = 64;
+
+/// `"00"` to `"99"`: numbers are written two digits per division.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
+/// Writes two digits of `pair` (below 100) so that they end just before `end`.
+#[inline(always)]
+fn pair_before(buf: &mut [u8], end: usize, pair: u64) {
+    let at = 2 * pair as usize;
+    buf[end - 2..end].copy_from_slice(&PAIRS[at..at + 2]);
+}
+
+/// Writes `n`'s digits so that they end just before `end`.
+#[inline(always)]
+fn digits_before(buf: &mut [u8], mut end: usize, mut n: u64) {
+    while n >= 100 {
+        pair_before(buf, end, n % 100);
+        n /= 100;
+        end -= 2;
+    }
+    if n >= 10 {
+        pair_before(buf, end, n);
+    } else {
+        buf[end - 1] = b'0' + n as u8;
     }
 }
 
-const SPACES: &[u8; 64] = &[b' '; 64];
-
-fn pad<S: ByteSink>(out: &mut S, mut n: usize) {
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        out.put(&SPACES[..k]);
-        n -= k;
+/// 10⁰ to 10¹⁹.
+const POWERS_OF_TEN: [u64; 20] = {
+    let mut powers = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        powers[i] = powers[i - 1] * 10;
+        i += 1;
     }
+    powers
+};
+
+/// How many digits `n` has: from its bit length (1233/4096 is just above log₁₀ 2, so the
+/// estimate is exact or one too many), corrected by one comparison.
+#[inline(always)]
+fn digit_count(n: u64) -> usize {
+    let n = n | 1; // 0 has one digit, like 1
+    let estimate = ((u64::BITS - n.leading_zeros()) as usize * 1233) >> 12;
+    estimate + 1 - usize::from(n < POWERS_OF_TEN[estimate])
 }
 
-/// `n` right-aligned in `width` columns.
-fn right_int<S: ByteSink>(out: &mut S, n: u64, width: usize) {
-    let mut buf = [0; 20];
-    let d = digits(n, &mut buf);
-    pad(out, width.saturating_sub(d.len()));
-    out.put(d);
+/// `n` right-aligned in a column of `width` (wider if it does not fit) that starts at `at`, in
+/// a buffer of spaces; returns where the column ends.
+#[inline(always)]
+fn int_at(buf: &mut [u8], at: usize, n: u64, width: usize) -> usize {
+    let end = at + width.max(digit_count(n));
+    digits_before(buf, end, n);
+    end
 }
 
-/// Satang as baht with two decimals, right-aligned in `width` columns.
-fn right_money<S: ByteSink>(out: &mut S, satang: u64, width: usize) {
-    let mut buf = [0; 20];
-    let baht = digits(satang / 100, &mut buf);
-    let cents = satang % 100;
-    pad(out, width.saturating_sub(baht.len() + 3));
-    out.put(baht);
-    out.put(&[b'.', b'0' + (cents / 10) as u8, b'0' + (cents % 10) as u8]);
+/// `satang` as baht with two decimals, right-aligned in a column of `width` (wider if it does
+/// not fit) that starts at `at`, in a buffer of spaces; returns where the column ends.
+#[inline(always)]
+fn money_at(buf: &mut [u8], at: usize, satang: u64, width: usize) -> usize {
+    let end = at + width.max(digit_count(satang / 100) + 3);
+    pair_before(buf, end, satang % 100);
+    buf[end - 3] = b'.';
+    digits_before(buf, end - 3, satang / 100);
+    end
+}
+
+/// The numbers of an item line, from the quantity column (at `at`) to the `\n`, in a buffer of
+/// spaces; returns where the line ends.
+#[inline(always)]
+fn numbers_at(buf: &mut [u8], at: usize, n: &Numbers) -> usize {
+    let at = int_at(buf, at, n.qty, QTY_WIDTH);
+    buf[at + 1] = b'x'; // ` x `: the spaces are already there
+    let at = money_at(buf, at + 3, n.unit_price, PRICE_WIDTH);
+    let at = money_at(buf, at, n.line_total, TOTAL_WIDTH);
+    buf[at] = b'\n';
+    at + 1
 }
 
 /// `Order <id>\n`.
-pub fn header<S: ByteSink>(out: &mut S, order_id: u64) {
-    out.put(b"Order ");
-    let mut buf = [0; 20];
-    out.put(digits(order_id, &mut buf));
-    out.put(b"\n");
+pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
+    out.put_with::<{ "Order ".len() + MAX_DIGITS + 1 }>(|buf| {
+        buf[..6].copy_from_slice(b"Order ");
+        let end = int_at(buf, 6, order_id, 0);
+        buf[end] = b'\n';
+        end + 1
+    });
 }
 
-/// One item line.
-pub fn item_line<S: ByteSink>(out: &mut S, item: &str, qty: u64, unit_price: u64, line_total: u64) {
-    out.put(b"  ");
-    out.put(item.as_bytes());
-    pad(out, NAME_COLUMNS.saturating_sub(item.width()));
-    right_int(out, qty, QTY_WIDTH);
-    out.put(b" x ");
-    right_money(out, unit_price, PRICE_WIDTH);
-    right_money(out, line_total, TOTAL_WIDTH);
-    out.put(b"\n");
+/// The numbers of an item line when each fits its column, from the quantity to the `\n`.
+const FIXED_TAIL: usize = QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH + 1;
+
+/// Whether every number of a line fits its column (a quantity below 10⁶, amounts below 10⁷
+/// and 10⁹ baht), so the numbers can be written at fixed positions.
+#[inline(always)]
+fn fits_columns(n: &Numbers) -> bool {
+    n.qty < POWERS_OF_TEN[QTY_WIDTH]
+        && n.unit_price < POWERS_OF_TEN[PRICE_WIDTH - 1]
+        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 1]
 }
 
-/// `TOTAL` and the order total, aligned with the line totals.
-pub fn total_line<S: ByteSink>(out: &mut S, total: u64) {
-    out.put(b"TOTAL");
-    right_money(out, total, LINE_WIDTH - "TOTAL".len());
-    out.put(b"\n");
+/// The numbers of an item line that [`fits_columns`], from the quantity to the `\n`, at fixed
+/// positions in `tail` (spaces): no column arithmetic.
+#[inline(always)]
+fn fixed_tail(tail: &mut [u8; FIXED_TAIL], n: &Numbers) {
+    const PRICE_END: usize = QTY_WIDTH + 3 + PRICE_WIDTH;
+    digits_before(tail, QTY_WIDTH, n.qty);
+    tail[QTY_WIDTH + 1] = b'x';
+    pair_before(tail, PRICE_END, n.unit_price % 100);
+    tail[PRICE_END - 3] = b'.';
+    digits_before(tail, PRICE_END - 3, n.unit_price / 100);
+    pair_before(tail, FIXED_TAIL - 1, n.line_total % 100);
+    tail[FIXED_TAIL - 4] = b'.';
+    digits_before(tail, FIXED_TAIL - 4, n.line_total / 100);
+    tail[FIXED_TAIL - 1] = b'\n';
+}
+
+/// One item line, written left to right into a window of spaces (so the padding is already
+/// there), numbers two digits at a time.
+#[inline(always)]
+pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
+    let item = line.item;
+    let padding = NAME_COLUMNS.saturating_sub(line.width);
+    if item.len() <= INLINE_ITEM && fits_columns(&line.numbers) {
+        out.put_with::<{ 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL }>(|buf| {
+            buf[2..2 + item.len()].copy_from_slice(item);
+            let at = 2 + item.len() + padding;
+            if let Some(tail) = buf[at..].first_chunk_mut::<FIXED_TAIL>() {
+                fixed_tail(tail, &line.numbers);
+            }
+            at + FIXED_TAIL
+        });
+    } else {
+        out.put(b"  ");
+        out.put(item);
+        out.put_with::<TAIL>(|buf| numbers_at(buf, padding, &line.numbers));
+    }
+}
+
+/// `TOTAL` and the order total, aligned with the line totals (any `u64` fits the column).
+pub fn total_line<S: ByteSink + ?Sized>(out: &mut S, total: u64) {
+    const _: () = assert!(LINE_WIDTH - "TOTAL".len() > MAX_DIGITS + 1);
+    out.put_with::<{ LINE_WIDTH + 1 }>(|buf| {
+        buf[..5].copy_from_slice(b"TOTAL");
+        pair_before(buf, LINE_WIDTH, total % 100);
+        buf[LINE_WIDTH - 3] = b'.';
+        digits_before(buf, LINE_WIDTH - 3, total / 100);
+        buf[LINE_WIDTH] = b'\n';
+        LINE_WIDTH + 1
+    });
+}
+
+/// A whole receipt from an order's kept lines: the one renderer of the strategies that keep
+/// their lines until the order is complete.
+pub fn receipt<'a, S: ByteSink + ?Sized>(
+    out: &mut S,
+    order: Order,
+    lines: impl IntoIterator<Item = Line<'a>>,
+) {
+    header(out, order.id);
+    for line in lines {
+        item_line(out, &line);
+    }
+    total_line(out, order.total);
 }
 
 /// Satang as baht, the newcomer's way.
@@ -188,9 +319,18 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
+    fn numbers(qty: u64, unit_price: u64) -> Numbers {
+        Numbers {
+            order_id: 1,
+            qty,
+            unit_price,
+            line_total: qty * unit_price,
+        }
+    }
+
     #[test]
     fn thai_names_are_padded_by_display_width_not_bytes_or_chars() {
-        let line = rendered(|o| item_line(o, "ต้มยำกุ้ง", 2, 18000, 36000));
+        let line = rendered(|o| item_line(o, &Line::new("ต้มยำกุ้ง", numbers(2, 18000))));
         // 9 chars, 27 bytes, 6 columns: 14 spaces of padding.
         assert_eq!(
             line,
@@ -199,7 +339,7 @@ mod tests {
                 " ".repeat(14)
             )
         );
-        let ascii = rendered(|o| item_line(o, "Pad Thai", 1, 6000, 6000));
+        let ascii = rendered(|o| item_line(o, &Line::new("Pad Thai", numbers(1, 6000))));
         let columns = |s: &str| s.trim_end().width();
         assert_eq!(columns(&line), columns(&ascii), "the columns line up");
         assert_eq!(columns(&line), LINE_WIDTH);
@@ -207,24 +347,15 @@ mod tests {
 
     #[test]
     fn money_has_two_decimals_and_no_separators() {
-        assert_eq!(
-            rendered(|o| total_line(o, 42_000))
+        let amount = |total| {
+            rendered(|o| total_line(o, total))
                 .trim_start_matches("TOTAL")
-                .trim(),
-            "420.00"
-        );
-        assert_eq!(
-            rendered(|o| total_line(o, 5))
-                .trim_start_matches("TOTAL")
-                .trim(),
-            "0.05"
-        );
-        assert_eq!(
-            rendered(|o| total_line(o, u64::MAX))
-                .trim_start_matches("TOTAL")
-                .trim(),
-            "184467440737095516.15"
-        );
+                .trim()
+                .to_owned()
+        };
+        assert_eq!(amount(42_000), "420.00");
+        assert_eq!(amount(5), "0.05");
+        assert_eq!(amount(u64::MAX), "184467440737095516.15");
     }
 
     #[test]
@@ -233,23 +364,22 @@ mod tests {
             ("ต้มยำกุ้ง", 2, 18000),
             ("a very long item name indeed, wider than twenty", 123456, 1),
             ("x", 1, 0),
+            ("x", 12_345_678_901, 1_000_000_000),
+            ("x", 1, u64::MAX),
         ] {
-            let fast = rendered(|o| item_line(o, item, qty, price, qty * price));
+            let n = numbers(qty, price);
+            let fast = rendered(|o| item_line(o, &Line::new(item, n)));
             assert_eq!(
                 fast,
                 item_line_naive(item, &qty.to_string(), price, qty * price)
             );
         }
-        assert_eq!(rendered(|o| total_line(o, 36000)), total_line_naive(36000));
-    }
-
-    #[test]
-    fn a_fixed_buffer_refuses_what_does_not_fit() {
-        let mut small = Fixed::<8>::new();
-        item_line(&mut small, "ต้มยำกุ้ง", 2, 18000, 36000);
-        assert_eq!(small.bytes(), None);
-        let mut big = Fixed::<256>::new();
-        item_line(&mut big, "ต้มยำกุ้ง", 2, 18000, 36000);
-        assert!(big.bytes().is_some());
+        for total in [0, 36000, u64::MAX] {
+            assert_eq!(rendered(|o| total_line(o, total)), total_line_naive(total));
+        }
+        assert_eq!(
+            rendered(|o| header(o, u64::MAX)),
+            format!("Order {}\n", u64::MAX)
+        );
     }
 }

@@ -1,21 +1,42 @@
 //! `receipt`: order lines in, receipts out.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use receipt::{Strategy, generate, process};
+use receipt::{RunError, Strategy, generate, process};
 
+/// The usage text; `{MAX}` stands for the order bound.
 const USAGE: &str = "\
 usage: receipt [--strategy naive|pooled|stack|arena|streaming] [FILE]
        receipt gen --lines N [--seed S]
        receipt --help
 
 Reads order lines `order_id|item|qty|unit_price` (unit price in satang) from FILE, or from
-standard input, and prints one receipt per order. Bad lines are reported on standard error
-as `line <n>: <reason>`; an order with any bad line is not printed. The last line on standard
-error accounts for every input line.
+standard input if FILE is absent or `-`, and prints one receipt per order. The input is read
+in chunks, so its size does not matter. Lines end with \\n or \\r\\n; a UTF-8 byte-order mark at
+the start is skipped. Bad lines are reported on standard error as `line <n>: <reason>`; an
+order with any bad line is not printed, nor is an order of more than {MAX} lines. The last line
+on standard error accounts for every input line.
 
-Exit status: 0 all printed, 1 some input rejected, 2 usage or I/O error.";
+Exit status:
+  0  every order printed (also when the reader closes the output early, as `head` does)
+  1  some input rejected
+  2  usage error, or the input could not be read or the output written";
+
+fn usage() -> String {
+    USAGE.replace("{MAX}", &receipt::line::MAX_ORDER_LINES.to_string())
+}
+
+/// Why the command stops early.
+enum Failure {
+    /// The command line is wrong: say why, then show the usage.
+    Usage(String),
+    /// Reading or writing failed: say why, nothing more.
+    Io(String),
+    /// The reader closed the output (`receipt FILE | head`): stop quietly.
+    Closed,
+}
 
 enum Command {
     Help,
@@ -67,41 +88,46 @@ fn parse(args: &[String]) -> Result<Command, String> {
     Ok(Command::Run { strategy, file })
 }
 
-fn run(command: Command) -> Result<u8, String> {
+/// A failed write: quiet if the reader went away, a message otherwise.
+fn write_failure(err: &io::Error) -> Failure {
+    if err.kind() == io::ErrorKind::BrokenPipe {
+        Failure::Closed
+    } else {
+        Failure::Io(format!("cannot write: {err}"))
+    }
+}
+
+fn run(command: Command) -> Result<u8, Failure> {
     match command {
         Command::Help => {
-            println!("{USAGE}");
+            writeln!(io::stdout(), "{}", usage()).map_err(|err| write_failure(&err))?;
             Ok(0)
         }
         Command::Gen { lines, seed } => {
             let mut out = BufWriter::new(io::stdout().lock());
             generate::generate(lines, seed, &mut out)
                 .and_then(|()| out.flush())
-                .map_err(|err| format!("cannot write: {err}"))?;
+                .map_err(|err| write_failure(&err))?;
             Ok(0)
         }
         Command::Run { strategy, file } => {
-            let input = match file.as_deref() {
-                None | Some("-") => {
-                    let mut buf = Vec::new();
-                    io::stdin()
-                        .lock()
-                        .read_to_end(&mut buf)
-                        .map_err(|err| format!("cannot read standard input: {err}"))?;
-                    buf
-                }
-                Some(path) => {
-                    std::fs::read(path).map_err(|err| format!("cannot read {path}: {err}"))?
-                }
+            let (mut input, name): (Box<dyn io::Read>, String) = match file.as_deref() {
+                None | Some("-") => (Box::new(io::stdin().lock()), "standard input".into()),
+                Some(path) => match File::open(path) {
+                    Ok(file) => (Box::new(file), path.to_owned()),
+                    Err(err) => return Err(Failure::Io(format!("cannot read {path}: {err}"))),
+                },
             };
-            let mut out = BufWriter::new(io::stdout().lock());
+            let mut out = io::stdout().lock();
             let mut errors = BufWriter::new(io::stderr().lock());
-            let summary = process(strategy, &input, &mut out, &mut errors)
-                .and_then(|s| out.flush().map(|()| s))
-                .map_err(|err| format!("cannot write: {err}"))?;
-            errors
-                .flush()
-                .map_err(|err| format!("cannot write: {err}"))?;
+            let result = process(strategy, &mut input, &mut out, &mut errors);
+            // What was reported before a failure is still worth reading.
+            let flushed = errors.flush();
+            let summary = result.map_err(|err| match err {
+                RunError::Read(err) => Failure::Io(format!("cannot read {name}: {err}")),
+                RunError::Write(err) => write_failure(&err),
+            })?;
+            flushed.map_err(|err| write_failure(&err))?;
             Ok(summary.exit_code())
         }
     }
@@ -109,11 +135,23 @@ fn run(command: Command) -> Result<u8, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match parse(&args).and_then(run) {
-        Ok(code) => ExitCode::from(code),
-        Err(message) => {
-            eprintln!("receipt: {message}\n\n{USAGE}");
-            ExitCode::from(2)
+    let failure = match parse(&args) {
+        Ok(command) => match run(command) {
+            Ok(code) => return ExitCode::from(code),
+            Err(failure) => failure,
+        },
+        Err(message) => Failure::Usage(message),
+    };
+    // Writing to a closed standard error cannot be reported anywhere: ignore it, never panic.
+    let mut stderr = io::stderr();
+    match failure {
+        Failure::Closed => return ExitCode::SUCCESS,
+        Failure::Usage(message) => {
+            let _ = writeln!(stderr, "receipt: {message}\n\n{}", usage());
+        }
+        Failure::Io(message) => {
+            let _ = writeln!(stderr, "receipt: {message}");
         }
     }
+    ExitCode::from(2)
 }

@@ -1,0 +1,354 @@
+//! Reading lines from chunks: the input is never held whole.
+//!
+//! A source hands out the input one chunk at a time (a slice of a slice, or one `read` into a
+//! reused buffer). The line reader cuts lines out of the current chunk in place; only a line
+//! cut by the end of a chunk is copied, into the carry buffer, and only its first
+//! [`CARRY_CAP`] bytes: a line longer than that is too long to accept anyway, so the rest of it
+//! is only counted. Memory held: one chunk and at most `CARRY_CAP` bytes, whatever the input's
+//! size.
+
+use std::io::{self, Read};
+
+use memchr::memchr;
+
+use crate::line::{self, MAX_LINE, Numbers};
+use crate::scan::{ItemCache, Scanner};
+
+/// The UTF-8 byte-order mark, accepted (and skipped) at the start of the input.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The most bytes of one line kept when it is cut by the end of a chunk: a longest acceptable
+/// line, with room for a byte-order mark and a `\r`. A line longer than this cannot be
+/// accepted, whatever its ending.
+pub const CARRY_CAP: usize = MAX_LINE + BOM.len() + 1;
+
+/// Where the input comes from, one chunk at a time.
+pub(crate) trait Source {
+    /// The current chunk.
+    fn data(&self) -> &[u8];
+    /// Replaces the current chunk by the next one; `false` when the input is exhausted.
+    fn fill(&mut self) -> io::Result<bool>;
+}
+
+/// An in-memory input, handed out in pieces of at most `piece` bytes (no copy).
+#[derive(Debug)]
+pub(crate) struct Slices<'a> {
+    rest: &'a [u8],
+    current: &'a [u8],
+    piece: usize,
+}
+
+impl<'a> Slices<'a> {
+    pub(crate) fn new(input: &'a [u8], piece: usize) -> Self {
+        Self {
+            rest: input,
+            current: &[],
+            piece: piece.max(1),
+        }
+    }
+}
+
+impl Source for Slices<'_> {
+    #[inline]
+    fn data(&self) -> &[u8] {
+        self.current
+    }
+
+    fn fill(&mut self) -> io::Result<bool> {
+        let (current, rest) = self.rest.split_at(self.piece.min(self.rest.len()));
+        self.current = current;
+        self.rest = rest;
+        Ok(!current.is_empty())
+    }
+}
+
+/// A reader, read one `read` call at a time into a reused buffer.
+pub(crate) struct Reads<'b, R: ?Sized> {
+    reader: &'b mut R,
+    buf: &'b mut Vec<u8>,
+    len: usize,
+}
+
+impl<'b, R: Read + ?Sized> Reads<'b, R> {
+    /// Reads through `buf`, resized to `chunk` bytes (allocated once, then reused).
+    pub(crate) fn new(reader: &'b mut R, buf: &'b mut Vec<u8>, chunk: usize) -> Self {
+        buf.resize(chunk.max(1), 0);
+        Self {
+            reader,
+            buf,
+            len: 0,
+        }
+    }
+}
+
+impl<R: Read + ?Sized> Source for Reads<'_, R> {
+    #[inline]
+    fn data(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    fn fill(&mut self) -> io::Result<bool> {
+        loop {
+            match self.reader.read(self.buf) {
+                Ok(n) => {
+                    self.len = n;
+                    return Ok(n > 0);
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
+    }
+}
+
+/// Where a line's bytes are: in the current chunk or in the carry buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: usize,
+    end: usize,
+    carried: bool,
+}
+
+/// What a line is, as the reader hands it out.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    /// Accepted by the fast scanner.
+    Good {
+        /// Its numbers.
+        numbers: Numbers,
+        /// Where its item is.
+        item: Span,
+        /// The item's display width.
+        width: usize,
+    },
+    /// Not scanned (or not accepted by the scanner): the line without its line ending, to be
+    /// checked by the reference checker, and the order id it claims.
+    Raw { span: Span, claimed: Option<u64> },
+    /// Longer than [`MAX_LINE`]: its length without its line ending, and the order id it
+    /// claims.
+    TooLong { len: usize, claimed: Option<u64> },
+}
+
+/// One non-blank line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rec {
+    /// Its 1-based line number.
+    pub number: u64,
+    /// What it is.
+    pub kind: Kind,
+}
+
+impl Rec {
+    /// The order id its first field claims, if readable.
+    #[inline]
+    pub(crate) fn claimed(&self) -> Option<u64> {
+        match self.kind {
+            Kind::Good { numbers, .. } => Some(numbers.order_id),
+            Kind::Raw { claimed, .. } | Kind::TooLong { claimed, .. } => claimed,
+        }
+    }
+}
+
+/// A line too long to keep: how many bytes it has so far and its last byte.
+#[derive(Clone, Copy, Debug)]
+struct Long {
+    len: usize,
+    last: u8,
+}
+
+/// Cuts lines out of a [`Source`]'s chunks; counts every line, blank ones included.
+pub(crate) struct Lines<'c, S> {
+    source: S,
+    /// The next unread byte of `source.data()`.
+    at: usize,
+    /// The start of a line cut by the end of a chunk, at most `CARRY_CAP` bytes of it; it
+    /// stays valid after the line is handed out, until the next cut line.
+    carry: &'c mut Vec<u8>,
+    /// Whether a line is being assembled in `carry`.
+    carrying: bool,
+    /// Set when the carried line is longer than `CARRY_CAP`.
+    long: Option<Long>,
+    /// Lines read so far.
+    pub number: u64,
+    /// Blank lines among them.
+    pub blank: u64,
+    /// Whether the source is exhausted.
+    done: bool,
+}
+
+impl<'c, S: Source> Lines<'c, S> {
+    pub(crate) fn new(source: S, carry: &'c mut Vec<u8>) -> Self {
+        carry.clear();
+        carry.reserve(CARRY_CAP);
+        Self {
+            source,
+            at: 0,
+            carry,
+            carrying: false,
+            long: None,
+            number: 0,
+            blank: 0,
+            done: false,
+        }
+    }
+
+    /// The bytes of a span handed out by the last call to [`Lines::next`].
+    #[inline]
+    pub(crate) fn slice(&self, span: Span) -> &[u8] {
+        let bytes = if span.carried {
+            &self.carry[..]
+        } else {
+            self.source.data()
+        };
+        &bytes[span.start..span.end]
+    }
+
+    /// The next non-blank line, trying the scanner `F` first on lines that are whole in the
+    /// chunk.
+    /// Blank lines are counted and skipped.
+    #[inline(always)]
+    pub(crate) fn next<F: Scanner>(&mut self, items: &mut ItemCache) -> io::Result<Option<Rec>> {
+        loop {
+            let data = self.source.data();
+            if self.at < data.len() {
+                let rest = &data[self.at..];
+                if self.carrying {
+                    // The end of a line begun in an earlier chunk.
+                    let cut = memchr(b'\n', rest);
+                    let part = &rest[..cut.unwrap_or(rest.len())];
+                    keep(self.carry, &mut self.long, part);
+                    self.at = cut.map_or(data.len(), |i| self.at + i + 1);
+                    if cut.is_some()
+                        && let Some(rec) = self.carried_line()
+                    {
+                        return Ok(Some(rec));
+                    }
+                    continue;
+                }
+                if let Some(scanned) = F::scan(rest, items) {
+                    let start = self.at;
+                    self.at += scanned.len;
+                    self.number += 1;
+                    let item = Span {
+                        start: start + scanned.item_start,
+                        end: start + scanned.item_end,
+                        carried: false,
+                    };
+                    return Ok(Some(Rec {
+                        number: self.number,
+                        kind: Kind::Good {
+                            numbers: scanned.numbers,
+                            item,
+                            width: scanned.width,
+                        },
+                    }));
+                }
+                match memchr(b'\n', rest) {
+                    Some(i) => {
+                        let span = Span {
+                            start: self.at,
+                            end: self.at + i,
+                            carried: false,
+                        };
+                        self.at += i + 1;
+                        self.number += 1;
+                        if let Some(rec) = self.raw(span) {
+                            return Ok(Some(rec));
+                        }
+                    }
+                    None => {
+                        // The carried line handed out before, if any, is done with.
+                        self.carry.clear();
+                        self.long = None;
+                        self.carrying = true;
+                        keep(self.carry, &mut self.long, rest);
+                        self.at = data.len();
+                    }
+                }
+                continue;
+            }
+            if self.done || !self.source.fill()? {
+                self.done = true;
+                if self.carrying {
+                    // The last line, without a line ending.
+                    if let Some(rec) = self.carried_line() {
+                        return Ok(Some(rec));
+                    }
+                }
+                return Ok(None);
+            }
+            self.at = 0;
+        }
+    }
+
+    /// The line assembled in `carry` is complete: hand it out.
+    fn carried_line(&mut self) -> Option<Rec> {
+        self.carrying = false;
+        self.number += 1;
+        let Some(long) = self.long else {
+            return self.raw(Span {
+                start: 0,
+                end: self.carry.len(),
+                carried: true,
+            });
+        };
+        let bom = self.bom_len(&self.carry[..]);
+        Some(Rec {
+            number: self.number,
+            kind: Kind::TooLong {
+                len: long.len - usize::from(long.last == b'\r') - bom,
+                claimed: line::claimed_order_id(&self.carry[bom..]),
+            },
+        })
+    }
+
+    /// The length of the byte-order mark that starts `bytes`, if this is the first line.
+    fn bom_len(&self, bytes: &[u8]) -> usize {
+        if self.number == 1 && bytes.starts_with(BOM) {
+            BOM.len()
+        } else {
+            0
+        }
+    }
+
+    /// A whole line, without its `\n`: strips a `\r` and the byte-order mark, counts it if it is
+    /// blank, or hands it out.
+    fn raw(&mut self, mut span: Span) -> Option<Rec> {
+        let bytes = self.slice(span);
+        if bytes.last() == Some(&b'\r') {
+            span.end -= 1;
+        }
+        span.start += self.bom_len(bytes);
+        if span.start >= span.end {
+            self.blank += 1;
+            return None;
+        }
+        Some(Rec {
+            number: self.number,
+            kind: Kind::Raw {
+                span,
+                claimed: line::claimed_order_id(self.slice(span)),
+            },
+        })
+    }
+}
+
+/// Appends part of a cut line to the carry buffer, keeping at most `CARRY_CAP` bytes of it and
+/// counting the rest.
+fn keep(carry: &mut Vec<u8>, long: &mut Option<Long>, part: &[u8]) {
+    let Some(&last) = part.last() else {
+        return;
+    };
+    match long {
+        Some(long) => {
+            long.len += part.len();
+            long.last = last;
+        }
+        None if carry.len() + part.len() <= CARRY_CAP => carry.extend_from_slice(part),
+        None => {
+            let len = carry.len() + part.len();
+            carry.extend_from_slice(&part[..CARRY_CAP - carry.len()]);
+            *long = Some(Long { len, last });
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! The five strategies: where each one keeps the open order and builds its receipt. The order
+//! logic, the line reader and the renderer are shared (`engine`, `input`, `render`); what
+//! differs is only where the bytes live.
+
+use bumpalo::Bump;
+use pool::{BufferPool, Rented};
+use smallvec::SmallVec;
+
+use crate::Order;
+use crate::engine::{Hold, Output};
+use crate::line::{self, LineError, Numbers};
+use crate::render::{self, ByteSink, Line};
+use crate::scan::{self, Depth, NoScan};
+
+/// The fast scanner at full depth.
+type Full = Depth<{ scan::WIDTH }>;
+
+/// The newcomer's version: every line read as text and split into `String`s, the order kept
+/// as a `Vec` of them, `format!` per receipt line.
+#[derive(Debug, Default)]
+pub(crate) struct Naive {
+    lines: Vec<(String, String, Numbers)>,
+}
+
+impl Hold for Naive {
+    type Order<'h> = &'h mut Naive;
+    /// The newcomer reads every line as text: no fast scanner.
+    type Scanner = NoScan;
+
+    fn open(&mut self, _: &mut Output<'_>, _: u64) -> &mut Naive {
+        self.lines.clear();
+        self
+    }
+
+    fn add(order: &mut &mut Naive, line: &Line<'_>, _: &mut Output<'_>) {
+        let item = String::from_utf8_lossy(line.item).into_owned();
+        let qty = line.numbers.qty.to_string();
+        order.lines.push((item, qty, line.numbers));
+    }
+
+    fn add_text(
+        order: &mut &mut Naive,
+        text: &str,
+        _: &mut Output<'_>,
+    ) -> Result<Numbers, LineError> {
+        let fields: Vec<String> = text.split('|').map(String::from).collect();
+        if fields.len() != 4 {
+            return Err(LineError::FieldCount(fields.len()));
+        }
+        let numbers = line::check_fields(&fields[0], &fields[1], &fields[2], &fields[3])?;
+        let mut fields = fields.into_iter().skip(1);
+        let item = fields.next().unwrap_or_default();
+        let qty = fields.next().unwrap_or_default();
+        order.lines.push((item, qty, numbers));
+        Ok(numbers)
+    }
+
+    fn finish(order: &mut Naive, summary: Order, out: &mut Output<'_>) {
+        let mut receipt = format!("Order {}\n", summary.id);
+        for (item, qty, n) in order.lines.drain(..) {
+            receipt += &render::item_line_naive(&item, &qty, n.unit_price, n.line_total);
+        }
+        receipt += &render::total_line_naive(summary.total);
+        out.put(receipt.as_bytes());
+    }
+}
+
+/// What the pooled strategy rents first for an order's receipt: 1 KiB, enough for a dozen
+/// lines; a longer receipt rents twice as much and gives the smaller buffer back.
+pub const POOLED_FIRST_RENT: usize = 1024;
+
+/// Each order's receipt text in a buffer rented from a pool when the order opens and given
+/// back when it ends (chapter 3): its own pool, or the process-wide `pool::shared()`.
+#[derive(Debug, Default)]
+pub(crate) struct Pooled {
+    /// Boxed: a pool is a few hundred bytes, the other strategies' state a few words.
+    pub own: Option<Box<BufferPool<u8>>>,
+}
+
+impl Pooled {
+    pub(crate) fn pool(&self) -> &BufferPool<u8> {
+        self.own.as_deref().unwrap_or_else(|| pool::shared())
+    }
+}
+
+/// An order's receipt text in a rented buffer: the guard borrows the pool, so the order
+/// cannot outlive it, and dropping the order gives the buffer back.
+#[derive(Debug)]
+pub(crate) struct PooledText<'p> {
+    pool: &'p BufferPool<u8>,
+    buf: Rented<'p, u8>,
+    /// The bytes written: the rest of the buffer is the previous renter's (never read).
+    len: usize,
+}
+
+impl ByteSink for PooledText<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let needed = self.len + bytes.len();
+        if needed > self.buf.len() {
+            let mut bigger = self.pool.rent(needed.max(2 * self.buf.len()));
+            bigger[..self.len].copy_from_slice(&self.buf[..self.len]);
+            self.buf = bigger; // the smaller buffer goes back to the pool here
+        }
+        self.buf[self.len..needed].copy_from_slice(bytes);
+        self.len = needed;
+    }
+}
+
+impl Hold for Pooled {
+    type Order<'h> = PooledText<'h>;
+    type Scanner = Full;
+
+    fn open(&mut self, _: &mut Output<'_>, id: u64) -> PooledText<'_> {
+        let pool = self.pool();
+        let mut text = PooledText {
+            pool,
+            buf: pool.rent(POOLED_FIRST_RENT),
+            len: 0,
+        };
+        render::header(&mut text, id);
+        text
+    }
+
+    fn add(order: &mut PooledText<'_>, line: &Line<'_>, _: &mut Output<'_>) {
+        render::item_line(order, line);
+    }
+
+    fn finish(mut order: PooledText<'_>, summary: Order, out: &mut Output<'_>) {
+        render::total_line(&mut order, summary.total);
+        out.put(&order.buf[..order.len]);
+    }
+}
+
+/// The receipt text the stack strategy holds inline: 1 KiB, a receipt of about a dozen lines.
+pub const STACK_ORDER_BYTES: usize = 1024;
+
+/// Each order's receipt text in a `SmallVec<[u8; STACK_ORDER_BYTES]>` that lives in the
+/// engine's stack frame while the order is open (chapter 2's hybrid): on the stack up to
+/// 1 KiB, moved to the heap beyond. Its inline array is not zeroed — `SmallVec` keeps it as
+/// `MaybeUninit` and tracks the length — so a line costs the bytes written, not 1 KiB of
+/// zeroes. The strategy itself holds nothing between orders.
+#[derive(Debug, Default)]
+pub(crate) struct Stack;
+
+impl Hold for Stack {
+    type Order<'h> = SmallVec<[u8; STACK_ORDER_BYTES]>;
+    type Scanner = Full;
+
+    fn open(&mut self, _: &mut Output<'_>, id: u64) -> SmallVec<[u8; STACK_ORDER_BYTES]> {
+        let mut text = SmallVec::new();
+        render::header(&mut text, id);
+        text
+    }
+
+    fn add(order: &mut SmallVec<[u8; STACK_ORDER_BYTES]>, line: &Line<'_>, _: &mut Output<'_>) {
+        render::item_line(order, line);
+    }
+
+    fn finish(mut order: SmallVec<[u8; STACK_ORDER_BYTES]>, summary: Order, out: &mut Output<'_>) {
+        render::total_line(&mut order, summary.total);
+        out.put(&order);
+    }
+}
+
+/// Each order's lines kept in a `bumpalo` arena — the item names copied in, the lines in a
+/// vector allocated there too — and the receipt rendered from them when the order is
+/// complete (chapter 4).
+///
+/// The arena holds one order because an order is what lives and dies together: its lines are
+/// needed until its total is known, and none of them after. Resetting frees all of them at
+/// once and keeps the arena's memory for the next order, so after the first orders nothing is
+/// allocated. `Bump::reset` takes `&mut self`, and an open order borrows the arena, so the
+/// reset compiles only where no order is open: at the start of [`Hold::open`], after the
+/// previous order was finished or dropped. Resetting while a line still points into the arena
+/// would be a compile error, not a use after free.
+#[derive(Debug, Default)]
+pub(crate) struct Arena {
+    bump: Bump,
+}
+
+/// An open order of the arena strategy: its lines, in the arena.
+#[derive(Debug)]
+pub(crate) struct ArenaOrder<'h> {
+    bump: &'h Bump,
+    lines: bumpalo::collections::Vec<'h, Line<'h>>,
+}
+
+impl Hold for Arena {
+    type Order<'h> = ArenaOrder<'h>;
+    type Scanner = Full;
+
+    fn open(&mut self, _: &mut Output<'_>, _: u64) -> ArenaOrder<'_> {
+        self.bump.reset();
+        ArenaOrder {
+            bump: &self.bump,
+            lines: bumpalo::collections::Vec::new_in(&self.bump),
+        }
+    }
+
+    fn add(order: &mut ArenaOrder<'_>, line: &Line<'_>, _: &mut Output<'_>) {
+        let item = order.bump.alloc_slice_copy(line.item);
+        order.lines.push(Line { item, ..*line });
+    }
+
+    fn finish(order: ArenaOrder<'_>, summary: Order, out: &mut Output<'_>) {
+        render::receipt(out, summary, order.lines.iter().copied());
+    }
+}
+
+/// Renders each line straight into the output buffer as it is read: nothing is kept per line,
+/// and a rejected order is rolled back by truncating the buffer to where it began.
+#[derive(Debug, Default)]
+pub(crate) struct Streaming;
+
+impl Hold for Streaming {
+    type Order<'h> = ();
+    type Scanner = Full;
+
+    fn open(&mut self, out: &mut Output<'_>, id: u64) {
+        render::header(out, id);
+    }
+
+    #[inline(always)]
+    fn add(_: &mut (), line: &Line<'_>, out: &mut Output<'_>) {
+        render::item_line(out, line);
+    }
+
+    fn finish(_: (), summary: Order, out: &mut Output<'_>) {
+        render::total_line(out, summary.total);
+    }
+}

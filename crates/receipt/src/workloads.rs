@@ -1,0 +1,228 @@
+//! The chapter's workloads, public so that the experiments, the criterion bench and the tests
+//! call the same functions.
+//!
+//! - Throughput per chunk (R2): [`ChunkRunner`] feeds one pre-generated chunk of lines through
+//!   a strategy into a reused output buffer, as many times as the timer wants; its two floors
+//!   are [`line_ends`] (the `memchr` scan every strategy does at least) and [`copy_through`]
+//!   (reading and writing the bytes, no line work).
+//! - Where a line's time goes (R5): [`Stages`] runs the streaming strategy's own code cut after
+//!   each [`Stage`], every stage doing the work of the ones before it.
+//! - Allocations per line (R1) use [`Processor::new`] or, for a pool that starts cold on every
+//!   row, [`fresh_pooled`].
+
+use std::hint::black_box;
+use std::io::{self, Write};
+
+use pool::BufferPool;
+
+use crate::input::{Kind, Lines, Slices};
+use crate::scan::{self, Depth, ItemCache, Scanner};
+use crate::{CHUNK_SIZE, Processor, Strategy};
+
+/// Lines per chunk in the per-chunk throughput runs (R2): small enough for hundreds of timed
+/// rounds per method, large enough that a round is far above the timer's resolution.
+pub const CHUNK_LINES: u64 = 10_000;
+
+/// A pooled processor renting from a pool of its own, created cold with the shared pool's
+/// configuration: what it allocates is the same on every row of a table.
+pub fn fresh_pooled() -> Processor {
+    Processor::with_pool(BufferPool::new(pool::shared_config()))
+}
+
+/// Feeds chunks of order lines through one strategy, into an output buffer kept from round to
+/// round (R2). Each chunk is a complete input: its orders do not continue into the next one.
+#[derive(Debug, Clone)]
+pub struct ChunkRunner {
+    processor: Processor,
+    out: Vec<u8>,
+}
+
+impl ChunkRunner {
+    /// A runner for `strategy`.
+    pub fn new(strategy: Strategy) -> Self {
+        Self::with_processor(Processor::new(strategy))
+    }
+
+    /// A runner over a processor set up by the caller.
+    pub fn with_processor(processor: Processor) -> Self {
+        Self {
+            processor,
+            out: Vec::new(),
+        }
+    }
+
+    /// Processes `chunk`, its receipts into the reused buffer and its error report nowhere;
+    /// returns the lines printed.
+    pub fn run(&mut self, chunk: &[u8]) -> u64 {
+        self.out.clear();
+        self.processor
+            .run(chunk, &mut self.out, &mut io::sink())
+            .map_or(0, |summary| summary.printed)
+    }
+
+    /// The receipts of the last chunk.
+    pub fn output(&self) -> &[u8] {
+        &self.out
+    }
+}
+
+/// The floor of any line processing: finding every line end with `memchr` (vectorised).
+/// Returns the number of line ends.
+pub fn line_ends(input: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', input).count()
+}
+
+/// The floor of any command: the bytes read and written with no line work. In process, reading
+/// an in-memory input is free (the processors borrow it), so what remains is copying it into
+/// the output in [`CHUNK_SIZE`] pieces. Returns the bytes written.
+pub fn copy_through(input: &[u8], out: &mut Vec<u8>) -> usize {
+    out.clear();
+    for piece in input.chunks(CHUNK_SIZE) {
+        out.extend_from_slice(piece);
+    }
+    out.len()
+}
+
+/// One cumulative stage of the streaming strategy's work on a line (R5). Each stage does the
+/// work of the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Find the line ends with `memchr`.
+    LineEnds,
+    /// Walk each line once, finding its separators (`memchr2` for the item's end, digit by
+    /// digit through the numbers) and its end.
+    Split,
+    /// And check that the item is UTF-8.
+    Utf8,
+    /// And compute the numbers, check them (quantity ≥ 1, no overflow) and check the item for
+    /// control characters.
+    Parse,
+    /// And measure the item's display width (ASCII fast path, cache for the rest).
+    Width,
+    /// And the order logic (grouping, totals, rejection) and the receipt text, rendered into the
+    /// output buffer, which is then discarded: the whole strategy, writing to `io::sink()`.
+    Render,
+    /// And hand the receipts to a writer (by default a reused in-memory buffer).
+    Write,
+}
+
+impl Stage {
+    /// Every stage, in order.
+    pub const ALL: [Stage; 7] = [
+        Stage::LineEnds,
+        Stage::Split,
+        Stage::Utf8,
+        Stage::Parse,
+        Stage::Width,
+        Stage::Render,
+        Stage::Write,
+    ];
+
+    /// A short name for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::LineEnds => "find line ends (memchr)",
+            Stage::Split => "+ split fields",
+            Stage::Utf8 => "+ UTF-8 check",
+            Stage::Parse => "+ parse and check",
+            Stage::Width => "+ display width",
+            Stage::Render => "+ render",
+            Stage::Write => "+ write",
+        }
+    }
+}
+
+/// Runs the stages of R5 over in-memory input, keeping their buffers between runs. The input
+/// is handed over in one piece, so no line is cut by a chunk boundary: on a well-formed input,
+/// every line takes the fast path in every stage.
+pub struct Stages {
+    items: ItemCache,
+    carry: Vec<u8>,
+    processor: Processor,
+    writer: Box<dyn Write + Send>,
+}
+
+impl std::fmt::Debug for Stages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stages")
+            .field("processor", &self.processor)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Stages {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A `Vec<u8>` cleared before each write call's bytes are added once it is large: the write
+/// stage's default writer, which copies every byte once and keeps its memory bounded.
+#[derive(Debug, Default)]
+struct Reused(Vec<u8>);
+
+impl Write for Reused {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.0.len() >= 4 * crate::FLUSH_BYTES {
+            self.0.clear();
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Stages {
+    /// Stages whose [`Stage::Write`] copies the receipts into a reused in-memory buffer.
+    pub fn new() -> Self {
+        Self::writing_to(Box::new(Reused::default()))
+    }
+
+    /// Stages whose [`Stage::Write`] writes to `writer` (for example `/dev/null`).
+    pub fn writing_to(writer: Box<dyn Write + Send>) -> Self {
+        Self {
+            items: ItemCache::new(),
+            carry: Vec::new(),
+            processor: Processor::new(Strategy::Streaming).with_chunk_size(usize::MAX),
+            writer,
+        }
+    }
+
+    /// Runs `stage` over `input`; returns the lines it handled (line ends found, lines
+    /// scanned, or lines printed).
+    pub fn run(&mut self, stage: Stage, input: &[u8]) -> u64 {
+        match stage {
+            Stage::LineEnds => line_ends(input) as u64,
+            Stage::Split => self.scan_all::<Depth<{ scan::SPLIT }>>(input),
+            Stage::Utf8 => self.scan_all::<Depth<{ scan::UTF8 }>>(input),
+            Stage::Parse => self.scan_all::<Depth<{ scan::PARSE }>>(input),
+            Stage::Width => self.scan_all::<Depth<{ scan::WIDTH }>>(input),
+            Stage::Render => self
+                .processor
+                .run(input, &mut io::sink(), &mut io::sink())
+                .map_or(0, |summary| summary.printed),
+            Stage::Write => self
+                .processor
+                .run(input, &mut self.writer, &mut io::sink())
+                .map_or(0, |summary| summary.printed),
+        }
+    }
+
+    /// Reads every line of `input` with the streaming strategy's line reader and scanner `S`
+    /// (the scanner cut at a stage); returns how many lines the scan accepted. What it found goes through
+    /// `black_box`, so no part of the stage is optimised away.
+    fn scan_all<S: Scanner>(&mut self, input: &[u8]) -> u64 {
+        let mut lines = Lines::new(Slices::new(input, usize::MAX), &mut self.carry);
+        let mut accepted = 0;
+        while let Ok(Some(rec)) = lines.next::<S>(&mut self.items) {
+            if let Kind::Good { .. } = rec.kind {
+                black_box(rec);
+                accepted += 1;
+            }
+        }
+        accepted
+    }
+}
