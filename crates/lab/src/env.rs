@@ -130,6 +130,24 @@ fn os_name() -> String {
     }
 }
 
+/// The largest peak resident set of any child process this process has waited for, in KiB
+/// (`getrusage(RUSAGE_CHILDREN)`'s `ru_maxrss` on Linux), or `None` where it cannot be read.
+///
+/// To measure one command alone, run it from a fresh intermediate process that waits for it and
+/// then calls this: the figure is the maximum over every child that process waited for.
+pub fn peak_rss_of_waited_children_kib() -> Option<u64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `getrusage` writes one `rusage` through the pointer, which points to memory of
+    // that type that lives across the call; RUSAGE_CHILDREN is a valid `who`.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
+    if status != 0 {
+        return None;
+    }
+    // SAFETY: `getrusage` returned 0, so it filled the whole struct (and it was zeroed before).
+    let usage = unsafe { usage.assume_init() };
+    u64::try_from(usage.ru_maxrss).ok()
+}
+
 /// The allocator of this process, named with its version where it can be read.
 pub fn allocator_label(allocator: crate::protocol::Allocator) -> String {
     match allocator {
@@ -215,6 +233,15 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::civil_from_days;
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // Miri does not run foreign functions such as `getrusage`.
+    fn the_peak_resident_set_of_a_waited_child_is_read() {
+        let status = std::process::Command::new("true").status();
+        if status.is_ok_and(|s| s.success()) {
+            assert!(super::peak_rss_of_waited_children_kib().is_some_and(|kib| kib > 0));
+        }
+    }
 
     #[test]
     fn civil_dates() {
