@@ -305,6 +305,20 @@ pub fn ratio_spread(a: Pair, b: Pair) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The smallest and the largest of `a / b` over the four ways of taking each method's original
+/// or twin, in one process: the ratio's margin under twin swap.
+pub fn ratio_bounds(a: Pair, b: Pair) -> (f64, f64) {
+    min_max(
+        [
+            a.original_ns / b.original_ns,
+            a.twin_ns / b.original_ns,
+            a.original_ns / b.twin_ns,
+            a.twin_ns / b.twin_ns,
+        ]
+        .into_iter(),
+    )
+}
+
 /// `a / b` under the rule (see the module docs), with `precision` a fraction (0.1 = ±10 %).
 ///
 /// # Panics
@@ -546,6 +560,13 @@ mod tests {
         assert!(!verdict.is_published(), "{verdict:?}");
     }
 
+    /// M3, M5: a target is judged against the ratio's margin under twin swap.
+    #[test]
+    fn ratio_bounds_span_every_twin_swap() {
+        assert_eq!(ratio_bounds(pair(10.0, 12.0), pair(2.0, 2.5)), (4.0, 6.0));
+    }
+
+    /// M3, M5: the publish rule.
     #[test]
     fn a_ratio_needs_a_resolvable_difference() {
         assert!(!ratio(&figures(&[(10.0, 10.0)]), &figures(&[(10.0, 10.0)]), 0.5).is_published());
