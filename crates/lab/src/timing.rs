@@ -215,16 +215,57 @@ impl<'a> Timing<'a> {
         self.push(name, Role::Floor, f)
     }
 
+    /// Registers a method whose twin the caller supplies: `original` and `twin` must do the same
+    /// work through two separate copies of the measured code (for example `work::<0>` and
+    /// `work::<1>` of an `#[inline(never)]` function generic over a `const COPY: u8` that it
+    /// passes to `black_box`). Use it when the measured code is a function of its own, not
+    /// inlined into the closure: [`Timing::method`]'s twin copies only the batch loop and the
+    /// closure, so both copies would call the same function at the same address.
+    ///
+    /// # Panics
+    /// If a method of that name is already registered.
+    pub fn method_pair<F0, F1, R>(&mut self, name: &str, original: F0, twin: F1) -> &mut Self
+    where
+        F0: FnMut() -> R + 'a,
+        F1: FnMut() -> R + 'a,
+    {
+        self.insert(name, Role::Method, original, twin)
+    }
+
+    /// Registers the table's floor with a twin the caller supplies (see [`Timing::method_pair`]).
+    ///
+    /// # Panics
+    /// If the table already has a floor.
+    pub fn floor_pair<F0, F1, R>(&mut self, name: &str, original: F0, twin: F1) -> &mut Self
+    where
+        F0: FnMut() -> R + 'a,
+        F1: FnMut() -> R + 'a,
+    {
+        assert!(
+            self.entries.iter().all(|e| e.role != Role::Floor),
+            "a table has one floor"
+        );
+        self.insert(name, Role::Floor, original, twin)
+    }
+
     fn push<F, R>(&mut self, name: &str, role: Role, f: F) -> &mut Self
     where
         F: FnMut() -> R + Clone + 'a,
+    {
+        self.insert(name, role, f.clone(), f)
+    }
+
+    fn insert<F0, F1, R>(&mut self, name: &str, role: Role, original: F0, twin: F1) -> &mut Self
+    where
+        F0: FnMut() -> R + 'a,
+        F1: FnMut() -> R + 'a,
     {
         assert!(
             self.entries.iter().all(|e| e.name != name),
             "two methods named `{name}`"
         );
-        let (original, original_address) = runner::<F, R, 0>(f.clone());
-        let (twin, twin_address) = runner::<F, R, 1>(f);
+        let (original, original_address) = runner::<F0, R, 0>(original);
+        let (twin, twin_address) = runner::<F1, R, 1>(twin);
         self.entries.push(Entry {
             name: name.to_owned(),
             role,
@@ -1263,6 +1304,22 @@ mod tests {
         timing.method("b", || log.borrow_mut().push('b'));
         timing.run(Schedule::Sequential);
         assert!(log.into_inner().ends_with("aabbaabb"));
+    }
+
+    /// M3: a twin the caller supplies runs its own code.
+    #[test]
+    fn a_supplied_twin_runs_its_own_copy() {
+        use std::cell::Cell;
+        let (originals, twins) = (Cell::new(0u32), Cell::new(0u32));
+        let mut timing = Timing::new(one_op_batches(3));
+        timing.method_pair(
+            "work",
+            || originals.set(originals.get() + 1),
+            || twins.set(twins.get() + 1),
+        );
+        let measured = timing.run(Schedule::Interleaved);
+        assert!(measured.live().methods[0].twins_are_distinct());
+        assert!(originals.get() >= 3 && twins.get() >= 3);
     }
 
     /// M3: a twin is a second copy of the batch loop, at another code address.
