@@ -349,7 +349,13 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
     let mut tables = Vec::new();
     let mut infos = Vec::new();
     let mut twins = Vec::new();
-    for experiment in chapter.experiments {
+    // Timed experiments first, in every process, so each process times from the same state.
+    let ordered = chapter
+        .experiments
+        .iter()
+        .filter(|e| e.kind == Kind::Time)
+        .chain(chapter.experiments.iter().filter(|e| e.kind != Kind::Time));
+    for experiment in ordered {
         let selected = match role {
             _ if args
                 .only
@@ -387,6 +393,7 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
         info.tables = produced.iter().map(|t| t.id.clone()).collect();
         infos.push(info);
         if role == ProcessRole::Final {
+            crate::timing::check_replicated(experiment.id)?;
             twins.extend(crate::timing::twin_records(experiment.id));
         }
         tables.extend(produced);

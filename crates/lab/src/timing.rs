@@ -278,8 +278,11 @@ impl<'a> Timing<'a> {
     /// Calibrates, warms up and measures every method and twin, and returns this process's
     /// figures together with every other process's figures for the same run; consumes the table.
     pub fn run(mut self, schedule: Schedule) -> Measured {
-        // Time the allocator, not the instrument: no counting on this thread while timing.
+        // Time the allocator, not the instrument: no counting on this thread while timing, and
+        // in the runner's processes on no thread at all (a workload may spawn threads).
         let _paused = crate::alloc::pause();
+        let _process_paused = matches!(protocol::role(), ProcessRole::Replica | ProcessRole::Final)
+            .then(crate::alloc::pause_process);
         let key = protocol::next_run();
         if protocol::role() == ProcessRole::Probe {
             // A callgrind child: run one copy inside the window, or skip this run entirely.
@@ -493,12 +496,6 @@ impl MethodResult {
     pub fn twins_are_distinct(&self) -> bool {
         self.addresses[0] != self.addresses[1]
     }
-
-    fn ns_per_instruction(&self) -> Option<f64> {
-        self.instructions
-            .map(|[original, _]| self.median_ns / original)
-            .filter(|ns| ns.is_finite())
-    }
 }
 
 /// Everything one [`Timing::run`] measured in one process.
@@ -581,10 +578,7 @@ impl Measurements {
     /// This process's figures for `name`, for the publish rule.
     pub fn figures(&self, name: &str) -> Figures {
         let method = self.expect(name);
-        Figures {
-            per_process: vec![method.pair()],
-            ns_per_instruction: method.ns_per_instruction(),
-        }
+        Figures::single(method.pair())
     }
 
     /// In this process: `Some(true)` if `a` is resolvably faster than `b`, `Some(false)` if
@@ -648,7 +642,6 @@ impl<'a> Method<'a> {
     pub fn figures(&self) -> Figures {
         Figures {
             per_process: self.results.iter().map(|r| r.pair()).collect(),
-            ns_per_instruction: self.last().ns_per_instruction(),
         }
     }
 
@@ -1016,18 +1009,27 @@ impl Measured {
     /// One sentence saying how this run was measured, from what actually ran.
     pub fn protocol_note(&self) -> String {
         let first = &self.processes[0];
-        let iters = self
-            .processes
-            .iter()
-            .flat_map(|m| m.methods.iter().map(|r| r.iters_per_batch));
-        let (lo, hi) = iters.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
-        let batches = if hi == 1 {
-            "each operation takes longer than the batch target, so one per batch".to_owned()
+        let results = || self.processes.iter().flat_map(|m| m.methods.iter());
+        let (lo, hi) = results()
+            .map(|r| r.iters_per_batch)
+            .fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        let (short, long) = results()
+            .map(|r| r.iters_per_batch as f64 * r.median_ns)
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), ns| {
+                (lo.min(ns), hi.max(ns))
+            });
+        let operations = if hi == 1 {
+            "one operation per batch".to_owned()
         } else if lo == hi {
             format!("{} operation{} per batch", thousands(lo), plural(lo))
         } else {
             format!("{}–{} operations per batch", thousands(lo), thousands(hi))
         };
+        let batches = format!(
+            "{operations}, batches of {}–{}",
+            format_nanos(short),
+            format_nanos(long)
+        );
         let distinct = self
             .processes
             .iter()
@@ -1036,7 +1038,7 @@ impl Measured {
         let k = self.process_count();
         let warmup = first.config.warmup_rounds as u64;
         format!(
-            "Measured under {} in {k} process{} × {} {} rounds (after {warmup} warm-up round{}); {batches} (batch target about {} µs){}.",
+            "Measured under {} in {k} process{} × {} {} rounds (after {warmup} warm-up round{}); {batches} (the batch target is {} µs){}.",
             self.allocator.short(),
             if k == 1 { "" } else { "es" },
             first.config.rounds,
@@ -1194,6 +1196,10 @@ pub fn twin_records(experiment: &str) -> Vec<TwinRecord> {
         let Ok(live) = serde_json::from_value::<Measurements>(run.figures) else {
             continue;
         };
+        if live.schedule != Schedule::Interleaved {
+            // M3's sequential runs are the bad example, not the instrument's noise.
+            continue;
+        }
         let mut by_allocator: BTreeMap<Allocator, Vec<Measurements>> = BTreeMap::new();
         for recorded in protocol::recorded(&run.key) {
             if let Ok(m) = serde_json::from_value::<Measurements>(recorded.figures) {
@@ -1220,6 +1226,33 @@ pub fn twin_records(experiment: &str) -> Vec<TwinRecord> {
         }
     }
     records
+}
+
+/// Checks that every timing run `experiment` made in this (final) process was also made by every
+/// replica of this process's allocator: a run the replicas skipped would print verdicts "every
+/// process" reached from one process.
+///
+/// # Errors
+/// Names the run and how many processes measured it.
+pub fn check_replicated(experiment: &str) -> Result<(), String> {
+    let allocator = protocol::allocator();
+    let expected = protocol::processes(allocator);
+    for run in protocol::produced()
+        .into_iter()
+        .filter(|run| run.key.experiment == experiment)
+    {
+        let measured = 1 + protocol::recorded(&run.key)
+            .iter()
+            .filter(|r| r.allocator == allocator)
+            .count();
+        if measured != expected {
+            return Err(format!(
+                "{experiment} timing run {} was measured in {measured} of {expected} processes: declare the experiment `Kind::Time` so every replica runs it",
+                run.key.index
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that every timing run this process kept had at least [`MIN_ROUNDS`] rounds.
@@ -1386,7 +1419,14 @@ mod tests {
             p.faster("pool", "stack")
                 .map(|yes| if yes { "pool" } else { "stack" }.to_owned())
         };
-        assert_eq!(m.verdict(faster), Claim::Varies { agree: 2, of: 3 });
+        assert_eq!(
+            m.verdict(faster),
+            Claim::Varies {
+                agree: 2,
+                of: 3,
+                unresolved: 0
+            }
+        );
         let steady = synthetic(&[
             ("pool", &[(10.0, 10.0), (10.0, 10.0), (11.0, 11.0)]),
             ("stack", &[(20.0, 20.0), (20.0, 20.0), (20.0, 20.0)]),
@@ -1404,7 +1444,7 @@ mod tests {
         let m = synthetic(&[("a", &[(10.0, 10.0), (11.0, 11.0)])]);
         assert_eq!(
             m.protocol_note(),
-            "Measured under glibc in 2 processes × 5 interleaved rounds (after 1 warm-up round); 10 operations per batch (batch target about 20 µs)."
+            "Measured under glibc in 2 processes × 5 interleaved rounds (after 1 warm-up round); 10 operations per batch, batches of 100 ns–110 ns (the batch target is 20 µs)."
         );
     }
 }
