@@ -475,6 +475,41 @@ mod tests {
 
     /// M3, M5: the publish rule.
     #[test]
+    fn a_difference_below_the_absolute_floor_is_never_printed() {
+        // Twins that agree to the femtosecond still cannot make 0.000115 ns a figure.
+        let a = figures(&[(0.687_115, 0.687_115)]);
+        let b = figures(&[(0.687, 0.687)]);
+        assert!(matches!(
+            difference(&a, &b),
+            Verdict::NotResolvable {
+                reason: Reason::AbsoluteFloor,
+                ..
+            }
+        ));
+        // Nor 0.5 % of a large figure.
+        let a = figures(&[(1000.0, 1000.0)]);
+        let b = figures(&[(995.0, 995.0)]);
+        assert!(matches!(
+            difference(&a, &b),
+            Verdict::NotResolvable {
+                reason: Reason::AbsoluteFloor,
+                ..
+            }
+        ));
+        // Nor less than one instruction's worth (a cycle at 4 GHz), though above 1 %.
+        let a = figures(&[(10.2, 10.2)]);
+        let b = figures(&[(10.0, 10.0)]);
+        assert!(matches!(
+            difference(&a, &b),
+            Verdict::NotResolvable {
+                reason: Reason::AbsoluteFloor,
+                ..
+            }
+        ));
+    }
+
+    /// M3, M5: the publish rule.
+    #[test]
     fn a_ratio_that_moves_under_twin_swap_is_not_resolvable() {
         // The seed's 256 B cell: the difference passes, but the factor moves from 3.3 to 4.5.
         let zeroed = figures(&[(2.60, 2.60)]);

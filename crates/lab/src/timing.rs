@@ -813,6 +813,15 @@ impl Measured {
         &self.processes[self.processes.len() - 1]
     }
 
+    /// Why this run has no instruction counts (only the final process of a full report takes
+    /// them), for a table's notes.
+    pub fn instructions_note(&self) -> String {
+        self.live()
+            .instructions_note
+            .clone()
+            .unwrap_or_else(|| "No instruction counts in this run.".to_owned())
+    }
+
     /// The same run under `allocator`, if it was measured there.
     pub fn under(&self, allocator: Allocator) -> Option<&Measured> {
         if self.allocator == allocator {

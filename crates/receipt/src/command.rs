@@ -189,35 +189,6 @@ pub fn close_after(
     })
 }
 
-/// Instructions executed by the whole command `binary args` under callgrind, from its first
-/// instruction to its exit (standard output discarded), or why they could not be counted.
-///
-/// # Errors
-/// If valgrind is missing, the command fails, or callgrind's output cannot be read.
-#[cfg(feature = "experiments")]
-pub fn instructions(binary: &Path, args: &[&str]) -> Result<u64, String> {
-    lab::callgrind::availability()?;
-    let out_file =
-        std::env::temp_dir().join(format!("receipt-callgrind-{}.out", std::process::id()));
-    let status = Command::new("valgrind")
-        .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .arg(binary)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map_err(|err| format!("cannot run valgrind: {err}"))?;
-    let text = std::fs::read_to_string(&out_file);
-    let _ = std::fs::remove_file(&out_file);
-    if !status.success() {
-        return Err(format!("the command failed under callgrind ({status})"));
-    }
-    let text = text.map_err(|err| format!("no callgrind output: {err}"))?;
-    lab::callgrind::parse_total(&text).ok_or_else(|| "no totals in callgrind's output".to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

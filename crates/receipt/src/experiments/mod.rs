@@ -119,14 +119,6 @@ fn copies_under_callgrind(what: &str) -> String {
     )
 }
 
-/// Why a run has no instruction counts (only the full report's final process takes them).
-fn no_instructions(m: &lab::timing::Measured) -> String {
-    m.live()
-        .instructions_note
-        .clone()
-        .unwrap_or_else(|| "No instruction counts in this run.".to_owned())
-}
-
 /// The `receipt` binary next to this one.
 fn receipt_binary() -> Option<PathBuf> {
     crate::command::beside(&std::env::current_exe().ok()?)

@@ -61,7 +61,7 @@ fn r5_where_the_time_goes(run: &Run) -> Vec<Table> {
     table.note("`+ render` is the whole streaming strategy with its receipts discarded (`io::sink()`); `+ write` hands them to a writer that copies them into a reused buffer, as R2's `streaming` row does (R2 reads its chunk 64 KiB at a time).");
     table.note(super::copies_under_callgrind("`+ write`"));
     if m.expect(Stage::Write.name()).instructions().is_none() {
-        table.note(super::no_instructions(&m));
+        table.note(m.instructions_note());
     }
     for (claim, a, b) in RATIOS {
         table.conclude(claim, m.ratio(a.name(), b.name()));

@@ -54,7 +54,7 @@ fn r2_time_per_line(run: &Run) -> Vec<Table> {
     table.note("The floors: finding every line end with `memchr` (vectorised), the least any line-by-line work does; and copying the input into the output buffer in 64 KiB pieces, the least a command that reads and writes these bytes does.");
     table.note(copies_under_callgrind("the copy floor"));
     if m.expect(STREAMING).instructions().is_none() {
-        table.note(super::no_instructions(&m));
+        table.note(m.instructions_note());
     }
     match &command {
         Ok(total) => {
@@ -177,7 +177,7 @@ fn whole_command_instructions(run: &Run) -> Result<u64, String> {
     std::fs::write(&file, generated(COMMAND_LINES, CHUNK_SEED))
         .map_err(|err| format!("cannot write {}: {err}", file.display()))?;
     let path = file.to_string_lossy();
-    let counted = crate::command::instructions(&binary, &["--strategy", STREAMING, &path]);
+    let counted = lab::callgrind::count_command(&binary, &["--strategy", STREAMING, &path]);
     let _ = std::fs::remove_file(&file);
     counted
 }
