@@ -50,6 +50,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/lab/tests/counting_alloc.rs::format_of_the_order_line_is_one_allocation_and_two_reallocations",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "M3",
@@ -68,6 +69,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/lab/src/publish.rs::a_verdict_that_flips_in_one_process_varies_between_runs",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "M6",
@@ -76,6 +78,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: crate::function!(m6_dev_vs_release),
         pinned_by: &[],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "M7",
@@ -84,6 +87,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: crate::function!(m7_deleted_work),
         pinned_by: &[],
         allocator_sensitive: false,
+        needs: &[],
     },
 ];
 

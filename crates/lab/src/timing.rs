@@ -133,6 +133,20 @@ pub enum Role {
 /// Runs `iters` calls of one copy of a method and returns the elapsed nanoseconds.
 type Runner<'a> = Box<dyn FnMut(u64) -> u64 + 'a>;
 
+/// Two copies of a closure expression: `lab::twins!(move || work(x))` is
+/// `(move || work(x), move || work(x))`, two closures of two types. Registered with
+/// [`Timing::method_pair`], each is called from one batch loop only, so the optimiser treats the
+/// original and the twin alike: inlined into each (its own copy of the measured code) or called in
+/// each. With [`Timing::method`] one closure type serves both copies, and a body too large to
+/// inline into two callers becomes one out-of-line function both copies call, at one address. The
+/// closure may capture only what it can capture twice (references, `Copy` values).
+#[macro_export]
+macro_rules! twins {
+    ($closure:expr) => {
+        ($closure, $closure)
+    };
+}
+
 /// The batch loop. `COPY` makes the original (0) and the twin (1) two monomorphisations, and
 /// `black_box(COPY)` makes their code differ, so function merging cannot fold them into one.
 #[inline(never)]
@@ -968,12 +982,16 @@ impl Measured {
         }
     }
 
-    /// The standard timed table: one row per method with its median, quartiles, both noise
-    /// sources, the difference to the floor under the publish rule and instructions.
-    pub fn table(&self, id: &str, title: &str) -> Table {
+    /// The standard columns of a table with one row per method of this run: the method, its
+    /// median, quartiles, both noise sources, its difference to the floor under the publish
+    /// rule, its median under mimalloc (where the run was measured there too) and its
+    /// instructions. Add columns after these with [`Columns::col`](crate::table::Columns::col).
+    pub fn columns(&self) -> crate::table::Columns<'_, Method<'_>> {
         let floor = self.floor().map(|f| f.name().to_owned());
-        let rows: Vec<Method<'_>> = self.methods().collect();
-        let mut table = crate::table::Columns::new()
+        let mimalloc = self
+            .under(Allocator::Mimalloc)
+            .filter(|_| self.allocator != Allocator::Mimalloc);
+        crate::table::Columns::new()
             .col("method", |m: &Method<'_>| {
                 Cell::text(if m.role() == Role::Floor {
                     format!("{} (floor)", m.name())
@@ -989,17 +1007,26 @@ impl Measured {
             .col("twin disagreement", |m: &Method<'_>| {
                 Cell::Percent(m.twin_disagreement_pct())
             })
-            .col("between processes", |m: &Method<'_>| {
+            .col("between processes", move |m: &Method<'_>| {
                 if self.process_count() > 1 {
                     Cell::Percent(m.spread_pct())
                 } else {
                     Cell::Empty
                 }
             })
-            .col("minus floor", |m: &Method<'_>| match (&floor, m.role()) {
-                (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),
-                _ => Cell::Empty,
+            .col("minus floor", move |m: &Method<'_>| {
+                match (&floor, m.role()) {
+                    (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),
+                    _ => Cell::Empty,
+                }
             })
+            .col_if(
+                mimalloc.is_some(),
+                "median under mimalloc",
+                move |m: &Method<'_>| {
+                    mimalloc.map_or(Cell::Empty, |mm| mm.expect(m.name()).median_cell())
+                },
+            )
             .col("instructions (twin)", |m: &Method<'_>| {
                 m.instructions()
                     .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
@@ -1007,12 +1034,29 @@ impl Measured {
                         twin,
                     })
             })
-            .table(id, Kind::Time, title, &rows);
+    }
+
+    /// A table with one row per method of this run, from `columns` (usually
+    /// [`Measured::columns`] and more), with the line saying how it was measured and, where
+    /// instructions are missing, why.
+    pub fn table_with<'m>(
+        &'m self,
+        id: &str,
+        title: &str,
+        columns: &crate::table::Columns<'m, Method<'m>>,
+    ) -> Table {
+        let rows: Vec<Method<'m>> = self.methods().collect();
+        let mut table = columns.table(id, Kind::Time, title, &rows);
         table.note(self.protocol_note());
         if let Some(why) = &self.live().instructions_note {
             table.note(why.clone());
         }
         table
+    }
+
+    /// The standard timed table: [`Measured::columns`], one row per method.
+    pub fn table(&self, id: &str, title: &str) -> Table {
+        self.table_with(id, title, &self.columns())
     }
 
     /// One sentence saying how this run was measured, from what actually ran.
@@ -1346,6 +1390,18 @@ mod tests {
         timing.method("b", || log.borrow_mut().push('b'));
         timing.run(Schedule::Sequential);
         assert!(log.into_inner().ends_with("aabbaabb"));
+    }
+
+    /// M3: `twins!` gives the method and its twin two closures of their own.
+    #[test]
+    fn twins_makes_two_closures_that_do_the_same_work() {
+        let x = 20u64;
+        let (a, b) = crate::twins!(move || x + 1);
+        assert_eq!((a(), b()), (21, 21));
+        let mut timing = Timing::new(one_op_batches(2));
+        timing.method_pair("x + 1", a, b);
+        let measured = timing.run(Schedule::Interleaved);
+        assert!(measured.live().methods[0].twins_are_distinct());
     }
 
     /// M3: a twin the caller supplies runs its own code.

@@ -40,6 +40,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::every_workload_computes_the_same_checksum",
         ],
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "A2",
@@ -51,6 +52,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::a2_200000_pushes_change_the_capacity_17_times_so_reserving_saves_little",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A3",
@@ -62,6 +64,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::a2_200000_pushes_change_the_capacity_17_times_so_reserving_saves_little",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A4",
@@ -74,6 +77,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::a4_counting_tells_an_extended_block_from_a_moved_one",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A4-bump",
@@ -84,6 +88,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A5",
@@ -92,6 +97,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: rust::A5,
         pinned_by: &["crates/arena/tests/arena.rs::one_function_runs_with_any_allocator"],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A8",
@@ -103,6 +109,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/src/contract.rs::a8_every_rule_is_a_section_with_its_compile_fail_example_and_a_compiling_twin",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A6",
@@ -113,6 +120,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::under_churn_the_pool_holds_a_tenth_of_the_arena_or_less",
         ],
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "A6-bytes",
@@ -123,6 +131,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::under_churn_the_pool_holds_a_tenth_of_the_arena_or_less",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A7",
@@ -134,6 +143,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/tests/arena.rs::a_vec_inside_a_bump_leaks_its_buffer",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "X1-arena",
@@ -144,6 +154,7 @@ const EXPERIMENTS: &[Experiment] = &[
         // It makes no timing run of its own: it reads A1's and A6's, which ran under every
         // allocator.
         allocator_sensitive: false,
+        needs: &[],
     },
 ];
 

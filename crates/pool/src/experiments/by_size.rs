@@ -11,7 +11,7 @@ use lab::table::Columns;
 use lab::timing::{BySize, Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table};
 
-use super::{bytes, bytes_label, keep, warm};
+use super::{bytes, bytes_label, warm};
 use crate::shared;
 use crate::workloads::{self, P10_SIZES};
 
@@ -65,9 +65,13 @@ fn time_size(run: &Run, size: usize) -> Measured {
     // One callgrind child per copy and size would add minutes; P10-hit counts the 8 KiB case.
     let mut timing = Timing::new(run.config().without_instructions());
     let sized = &sized;
-    timing.method(FRESH, move || workloads::fresh_touch(black_box(size)));
-    timing.method(SHARED, move || workloads::rent_touch(pool, black_box(size)));
-    timing.method(SIZED, move || workloads::rent_touch(sized, black_box(size)));
+    // Two closures per method, one per copy (see P10-hit).
+    let (a, b) = lab::twins!(move || workloads::fresh_touch(black_box(size)));
+    timing.method_pair(FRESH, a, b);
+    let (a, b) = lab::twins!(move || workloads::rent_touch(pool, black_box(size)));
+    timing.method_pair(SHARED, a, b);
+    let (a, b) = lab::twins!(move || workloads::rent_touch(sized, black_box(size)));
+    timing.method_pair(SIZED, a, b);
     let mut existing = vec![0u8; size];
     timing.floor("touch an existing buffer", move || {
         workloads::touch(&mut existing)
@@ -96,7 +100,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
         })
         .collect();
     for s in &runs {
-        keep("P10", s.size, &s.m);
+        run.keep(s.size, &s.m);
     }
     let mimalloc = under(&runs, Allocator::Mimalloc);
     let on_mimalloc = |s: &BySize, name: &str| {

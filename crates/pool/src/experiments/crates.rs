@@ -7,7 +7,7 @@ use lab::report::{Function, Run};
 use lab::timing::{Measurements, Method, Schedule, Timing};
 use lab::{Cell, Table, count};
 
-use super::{bytes_label, keep, method_columns, method_table};
+use super::bytes_label;
 use crate::workloads::{self, Contender, Contenders, HIT_BYTES, P13_SIZES};
 
 pub(super) const P13: Function = lab::function!(p13_other_pools);
@@ -40,26 +40,31 @@ fn p13_other_pools(run: &Run) -> Vec<Table> {
     let mut timing = Timing::new(run.config());
     for c in &contenders {
         let n = c.buffer_len();
-        timing.method(&name(Contender::SharedPool, n), move || c.shared_pool());
-        timing.method(&name(Contender::ObjectPool, n), move || c.object_pool());
-        timing.method(&name(Contender::LockfreeObjectPool, n), move || {
-            c.lockfree_object_pool()
-        });
-        timing.method(&name(Contender::Opool, n), move || c.opool());
+        // Two closures per contender, one per copy, so each batch loop has its own copy of the
+        // contender's code, inlined or called alike for every contender.
+        let (a, b) = lab::twins!(move || c.shared_pool());
+        timing.method_pair(&name(Contender::SharedPool, n), a, b);
+        let (a, b) = lab::twins!(move || c.object_pool());
+        timing.method_pair(&name(Contender::ObjectPool, n), a, b);
+        let (a, b) = lab::twins!(move || c.lockfree_object_pool());
+        timing.method_pair(&name(Contender::LockfreeObjectPool, n), a, b);
+        let (a, b) = lab::twins!(move || c.opool());
+        timing.method_pair(&name(Contender::Opool, n), a, b);
         // `Contenders::reused_vec` needs `&mut`; each copy of the closure owns a `Vec` instead,
         // and does what that method does: touch the caller's own buffer.
         let mut reused = vec![0u8; n];
         timing.method(&name(Contender::ReusedVec, n), move || {
             workloads::touch(&mut reused)
         });
-        timing.method(&name(Contender::FreshVec, n), move || c.fresh_vec());
+        let (a, b) = lab::twins!(move || c.fresh_vec());
+        timing.method_pair(&name(Contender::FreshVec, n), a, b);
     }
     let mut existing = vec![0u8; HIT_BYTES];
     timing.floor("touch an existing buffer", move || {
         workloads::touch(&mut existing)
     });
     let m = timing.run(Schedule::Interleaved);
-    keep("P13", 0, &m);
+    run.keep(0, &m);
     // Bytes per operation, counted on this thread after the run (each contender is warm).
     let mut counted: Vec<(String, u64)> = Vec::new();
     for mut c in contenders {
@@ -73,16 +78,15 @@ fn p13_other_pools(run: &Run) -> Vec<Table> {
             counted.push((name(contender, c.buffer_len()), stats.bytes_allocated / OPS));
         }
     }
-    let mut table = method_table(
-        run,
-        &m,
-        method_columns(&m).col("bytes allocated per operation", |r: &Method<'_>| {
+    let columns = m
+        .columns()
+        .col("bytes allocated per operation", |r: &Method<'_>| {
             counted
                 .iter()
                 .find(|(n, _)| n == r.name())
                 .map_or(Cell::Empty, |(_, bytes)| Cell::Bytes(*bytes))
-        }),
-    );
+        });
+    let mut table = run.own(m.table_with(run.experiment.id, "", &columns));
     table.note("Every contender hands out a buffer of the size named, touched the same way (first and last byte written and read back), and takes it back. The published crates' pools hand out whole objects, so each holds `Vec<u8>`s of one size, warmed with one, as a user of them would set them up; this crate's is `pool::shared()` as a user calls it, `shared()` included in every operation. `object-pool` 0.6 keeps its objects behind a `parking_lot::Mutex`; `lockfree-object-pool` 0.1's `LinearObjectPool` in a lock-free list, with a locked atomic instruction on each pull and each return, which an instruction count weighs like any other; `opool` 0.2 in a bounded lock-free queue. One reused `Vec` is what a caller that can pass its buffer down does without any pool.");
     table.note("Bytes per operation are counted on this thread over 100 operations of each, after the timed run.");
     for n in P13_SIZES {

@@ -9,7 +9,7 @@ use lab::report::{Function, Run};
 use lab::table::Claim;
 use lab::timing::{Measured, Schedule, Timing};
 
-use super::{keep, method_columns, method_table, warm};
+use super::warm;
 use crate::shared;
 use crate::workloads::{self, HIT_BYTES};
 
@@ -42,17 +42,17 @@ fn p9_time(run: &Run) -> Vec<Table> {
     warm(pool, 64);
     let mut timing = Timing::new(run.config());
     timing.method(SMALL_STACK, workloads::zeroed_stack_touch::<64>);
-    timing.method(SMALL_POOL, move || {
-        workloads::rent_touch(pool, black_box(64))
-    });
-    timing.method(SMALL_FRESH, || workloads::fresh_touch(black_box(64)));
+    let (a, b) = lab::twins!(move || workloads::rent_touch(pool, black_box(64)));
+    timing.method_pair(SMALL_POOL, a, b);
+    let (a, b) = lab::twins!(|| workloads::fresh_touch(black_box(64)));
+    timing.method_pair(SMALL_FRESH, a, b);
     let mut existing = [0u8; 64];
     timing.floor("touch an existing 64-byte buffer", move || {
         workloads::touch(&mut existing)
     });
     let m = timing.run(Schedule::Interleaved);
-    keep("P9-time", 64, &m);
-    let mut table = method_table(run, &m, method_columns(&m));
+    run.keep(64, &m);
+    let mut table = run.own(m.table(run.experiment.id, ""));
     table.note(POOL_TAKEN_ONCE);
     table.note("Every method gets the same touch: write the first and last byte, read them back. The mimalloc column is the same run in processes of `pool-experiments-mimalloc`: only `vec!` calls the allocator.");
     table.conclude(
@@ -93,17 +93,21 @@ fn p10_hit(run: &Run) -> Vec<Table> {
     let pool = shared();
     warm(pool, N);
     let mut timing = Timing::new(run.config());
-    timing.method(HIT_POOL, move || workloads::rent_touch(pool, black_box(N)));
+    // Two closures, one per copy, so each batch loop inlines its own copy of the hit path, as a
+    // caller's code would (with one closure type for both, the body is called out of line).
+    let (hit, hit_twin) = lab::twins!(move || workloads::rent_touch(pool, black_box(N)));
+    timing.method_pair(HIT_POOL, hit, hit_twin);
     timing.method(HIT_UNZEROED, workloads::uninit_stack_touch::<N>);
     timing.method(HIT_ZEROED, workloads::zeroed_stack_touch::<N>);
-    timing.method(HIT_FRESH, || workloads::fresh_touch(black_box(N)));
+    let (a, b) = lab::twins!(|| workloads::fresh_touch(black_box(N)));
+    timing.method_pair(HIT_FRESH, a, b);
     let mut existing = vec![0u8; N];
     timing.floor("touch an existing 8 KiB buffer", move || {
         workloads::touch(&mut existing)
     });
     let m = timing.run(Schedule::Interleaved);
-    keep("P10-hit", N, &m);
-    let mut table = method_table(run, &m, method_columns(&m));
+    run.keep(N, &m);
+    let mut table = run.own(m.table(run.experiment.id, ""));
     table.note(POOL_TAKEN_ONCE);
     table.note("Instructions are counted by callgrind for one copy at a time, collection switched on only around its batch loop, in the final process: they do not depend on the clock, so the instruction target is judged from them alone. The time targets are judged in every process, under each allocator, and printed only where every process agrees.");
     table.conclude(

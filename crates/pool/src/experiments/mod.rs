@@ -8,14 +8,10 @@
 //! `by_size.rs` (P10), `threads.rs` (P12), `crates.rs` (P13) and `verdicts.rs` (X1-pool and
 //! P11, read from the timing runs before them). The decision rules are [`crate::decisions`].
 
-use std::cell::RefCell;
 use std::hint::black_box;
 
-use lab::protocol::Allocator;
-use lab::report::{Chapter, Experiment, Run, Source};
-use lab::table::Columns;
-use lab::timing::{BySize, Measured, Method, Role};
-use lab::{Cell, Kind, Table, count};
+use lab::report::{Chapter, Experiment, Source};
+use lab::{Cell, Kind, count};
 
 use crate::BufferPool;
 
@@ -68,6 +64,7 @@ const EXPERIMENTS: &[Experiment] = &[
             p1_glibc_puts_a_128_byte_request_in_a_144_byte_chunk,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P2",
@@ -80,6 +77,7 @@ const EXPERIMENTS: &[Experiment] = &[
             above_the_largest_bucket_is_exact_size_and_not_kept,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P3",
@@ -92,6 +90,7 @@ const EXPERIMENTS: &[Experiment] = &[
             p3_the_first_buffer_sent_down_to_a_stack_allocates_room_for_4,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P4",
@@ -106,6 +105,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/pool/tests/vec_pool.rs::the_next_renter_of_a_vec_gets_the_same_storage_and_cannot_read_the_previous_line",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P5",
@@ -119,6 +119,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/pool/tests/threads.rs::an_owned_guard_moves_into_a_spawned_thread_and_is_given_back_there",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P6",
@@ -131,6 +132,7 @@ const EXPERIMENTS: &[Experiment] = &[
             mem_forget_loses_one_buffer_per_call_and_nothing_breaks,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P7",
@@ -142,6 +144,7 @@ const EXPERIMENTS: &[Experiment] = &[
             the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P8",
@@ -153,6 +156,7 @@ const EXPERIMENTS: &[Experiment] = &[
             a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P9",
@@ -165,6 +169,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/pool/tests/threads.rs::what_the_pool_retains_stays_within_the_bound_of_its_live_threads",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "P9-time",
@@ -173,6 +178,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: hit::P9_TIME,
         pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "P10",
@@ -181,6 +187,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: by_size::P10,
         pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "P10-hit",
@@ -189,6 +196,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: hit::P10_HIT,
         pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "P12",
@@ -200,6 +208,7 @@ const EXPERIMENTS: &[Experiment] = &[
             p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib,
         ),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "P13",
@@ -211,6 +220,7 @@ const EXPERIMENTS: &[Experiment] = &[
             p13_only_the_fresh_vec_allocates_per_operation,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "X1-pool",
@@ -221,6 +231,7 @@ const EXPERIMENTS: &[Experiment] = &[
         // It makes no timing run of its own: it reads P9-time's, P10's, P10-hit's and P12's,
         // which ran under every allocator.
         allocator_sensitive: false,
+        needs: &["P9-time", "P10", "P10-hit", "P12", "P13"],
     },
     Experiment {
         id: "P11",
@@ -234,6 +245,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/pool/src/decisions.rs::p11_rules_are_a_function_of_the_findings",
         ],
         allocator_sensitive: false,
+        needs: &["P9-time", "P10", "P10-hit", "P12", "P13"],
     },
 ];
 
@@ -254,85 +266,4 @@ fn warm(pool: &BufferPool<u8>, len: usize) {
 /// A size in bytes as the tables write it: `8,192 B`.
 fn bytes_label(n: usize) -> String {
     Cell::bytes(n).render()
-}
-
-thread_local! {
-    /// The timing runs of this process's experiments, for the tables that read them later
-    /// (X1-pool, P11): `(experiment, size or thread count, run)`.
-    static RUNS: RefCell<Vec<(&'static str, usize, Measured)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Keeps one of experiment `id`'s timing runs (at `size`, or 0) for the tables after it.
-fn keep(id: &'static str, size: usize, measured: &Measured) {
-    RUNS.with(|runs| runs.borrow_mut().push((id, size, measured.clone())));
-}
-
-/// Experiment `id`'s timing runs in this process, in the order they ran.
-fn kept(id: &str) -> Vec<BySize> {
-    RUNS.with(|runs| {
-        runs.borrow()
-            .iter()
-            .filter(|(kept, _, _)| *kept == id)
-            .map(|(_, size, m)| BySize {
-                size: *size,
-                m: m.clone(),
-            })
-            .collect()
-    })
-}
-
-/// The columns of a timed table with one row per method of one run: the method, its median,
-/// both noise sources, its difference to the floor, its median under mimalloc (where the run
-/// was measured there) and its instructions. Callers add their own columns after these.
-fn method_columns(m: &Measured) -> Columns<'_, Method<'_>> {
-    let floor = m.floor().map(|f| f.name().to_owned());
-    let mimalloc = m.under(Allocator::Mimalloc);
-    Columns::new()
-        .col("method", |r: &Method<'_>| {
-            Cell::text(if r.role() == Role::Floor {
-                format!("{} (floor)", r.name())
-            } else {
-                r.name().to_owned()
-            })
-        })
-        .col("median", Method::median_cell)
-        .col("twin disagreement", |r: &Method<'_>| {
-            Cell::Percent(r.twin_disagreement_pct())
-        })
-        .col("between processes", move |r: &Method<'_>| {
-            if m.process_count() > 1 {
-                Cell::Percent(r.spread_pct())
-            } else {
-                Cell::Empty
-            }
-        })
-        .col("minus floor", move |r: &Method<'_>| {
-            match (&floor, r.role()) {
-                (Some(floor), Role::Method) => m.difference_cell(r.name(), floor),
-                _ => Cell::Empty,
-            }
-        })
-        .col_if(mimalloc.is_some(), "median under mimalloc", move |r| {
-            mimalloc.map_or(Cell::Empty, |mm| mm.expect(r.name()).median_cell())
-        })
-        .col("instructions (twin)", |r: &Method<'_>| {
-            r.instructions()
-                .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
-                    original,
-                    twin,
-                })
-        })
-}
-
-/// The table of a run with one row per method (`columns`: [`method_columns`] and any more),
-/// as `run`'s own, with the line saying how it was measured and, where instructions are
-/// missing, why.
-fn method_table<'m>(run: &Run, m: &'m Measured, columns: Columns<'m, Method<'m>>) -> Table {
-    let rows: Vec<Method<'m>> = m.methods().collect();
-    let mut table = run.own(columns.table(run.experiment.id, Kind::Time, "", &rows));
-    table.note(m.protocol_note());
-    if let Some(why) = &m.live().instructions_note {
-        table.note(why.clone());
-    }
-    table
 }

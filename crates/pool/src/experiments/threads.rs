@@ -9,7 +9,6 @@ use lab::table::Columns;
 use lab::timing::{Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table, count};
 
-use super::keep;
 use crate::workloads::{CONTENTION_OPS, CONTENTION_THREADS, ContentionWorkers, Source};
 
 pub(super) const P12: Function = lab::function!(p12_contention);
@@ -76,7 +75,7 @@ fn p12_contention(run: &Run) -> Vec<Table> {
         .map(|&threads| time_threads(run, threads))
         .collect();
     for t in &all {
-        keep("P12", t.threads, &t.m);
+        run.keep(t.threads, &t.m);
     }
     let rows: Vec<Row<'_>> = all
         .iter()

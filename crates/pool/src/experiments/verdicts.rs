@@ -9,11 +9,11 @@ use lab::table::Cell;
 use lab::timing::{BySize, Technique, agree, allocator_table};
 
 use super::by_size::{FRESH, SHARED, under};
+use super::bytes_label;
 use super::crates::shared_is_fastest;
 use super::hit::{
     HIT_FRESH, HIT_POOL, HIT_UNZEROED, HIT_ZEROED, SMALL_FRESH, SMALL_POOL, SMALL_STACK,
 };
-use super::{bytes_label, kept};
 use crate::decisions::{Counts, Findings, rules};
 use crate::workloads::{self, HIT_BYTES, LetGo, Source};
 use crate::{PoolConfig, SHARED_MAX_LEN, shared_config};
@@ -32,19 +32,15 @@ struct Runs {
 }
 
 impl Runs {
-    fn kept() -> Option<Self> {
-        let first = |id| kept(id).into_iter().next();
-        let (p10, p12) = (kept("P10"), kept("P12"));
-        if p10.is_empty() || p12.is_empty() {
-            return None;
+    fn kept(run: &Run) -> Self {
+        let first = |id| run.kept(id).swap_remove(0);
+        Runs {
+            p9: first("P9-time"),
+            p10: run.kept("P10"),
+            hit: first("P10-hit"),
+            p12: run.kept("P12"),
+            p13: Some(first("P13")),
         }
-        Some(Runs {
-            p9: first("P9-time")?,
-            p10,
-            hit: first("P10-hit")?,
-            p12,
-            p13: first("P13"),
-        })
     }
 
     /// The contention run with the most threads.
@@ -53,18 +49,8 @@ impl Runs {
     }
 }
 
-/// The table of an experiment whose sources did not run in this process.
-fn not_run(run: &Run) -> Vec<Table> {
-    let mut table = run.table(&["what"]);
-    table.row(vec![Cell::Empty]);
-    table.note("P9-time, P10, P10-hit and P12 did not all run in this process (an `--only` run): nothing to read.");
-    vec![table]
-}
-
 fn x1_pool(run: &Run) -> Vec<Table> {
-    let Some(runs) = Runs::kept() else {
-        return not_run(run);
-    };
+    let runs = Runs::kept(run);
     let sizes: Vec<String> = runs
         .p10
         .iter()
@@ -166,9 +152,7 @@ fn counts(runs: &Runs) -> Counts {
 
 // P11 is one of a kind (each row a rule in words), so it is built row by row.
 fn p11_rules(run: &Run) -> Vec<Table> {
-    let Some(runs) = Runs::kept() else {
-        return not_run(run);
-    };
+    let runs = Runs::kept(run);
     let counts = counts(&runs);
     let k = runs.hit.m.process_count();
     let per_process: Vec<_> = (0..k)

@@ -49,6 +49,7 @@ const EXPERIMENTS: &[Experiment] = &[
             the_arena_is_reset_for_every_order_and_its_memory_reused,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "R4",
@@ -61,6 +62,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/src/command.rs::r4_a_memory_probe_round_trips_through_its_text_form",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "R2",
@@ -74,6 +76,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/src/strategies.rs::the_stack_strategys_open_order_carries_its_inline_buffer_when_moved",
         ],
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "R5",
@@ -85,6 +88,7 @@ const EXPERIMENTS: &[Experiment] = &[
             r5_the_stages_are_listed_in_order_each_adding_to_the_last,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "R3",
@@ -103,6 +107,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/tests/command.rs::a_closed_output_pipe_ends_the_run_quietly_with_status_0",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
 ];
 

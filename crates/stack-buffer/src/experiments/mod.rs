@@ -45,6 +45,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: reach::S1,
         pinned_by: pins!("tests/stack_buffer.rs": every_way_to_reach_a_buffer_touches_the_same_two_values),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "S3",
@@ -56,6 +57,7 @@ const EXPERIMENTS: &[Experiment] = &[
             s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache,
         ),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "S4",
@@ -69,6 +71,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/stack-buffer/src/disasm.rs::s4_the_unzeroed_array_has_a_probe_and_no_zeroing",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S6",
@@ -80,6 +83,7 @@ const EXPERIMENTS: &[Experiment] = &[
             the_pool_strategy_allocates_nothing_once_warm,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S7",
@@ -91,6 +95,7 @@ const EXPERIMENTS: &[Experiment] = &[
             first_fit_decreasing_on_a_hand_checked_order,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S12",
@@ -102,6 +107,7 @@ const EXPERIMENTS: &[Experiment] = &[
             s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S12-time",
@@ -113,6 +119,7 @@ const EXPERIMENTS: &[Experiment] = &[
             s12_every_strategy_agrees_at_15_16_and_17_items,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S8",
@@ -125,6 +132,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/stack-buffer/src/probe.rs::specs_round_trip_through_their_text_form",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S9",
@@ -133,6 +141,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: limits::S9,
         pinned_by: pins!("tests/stack_buffer.rs": s9_an_array_in_a_loop_reuses_one_slot_and_recursion_accumulates),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S10",
@@ -141,6 +150,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: limits::S10,
         pinned_by: pins!("tests/stack_buffer.rs": s10_threads_holding_touched_stack_add_at_least_half_of_it_to_resident_memory),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S11",
@@ -155,6 +165,7 @@ const EXPERIMENTS: &[Experiment] = &[
             the_generator_flattens_one_item_in_four_so_the_minimum_cubage_branch_runs,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S13",
@@ -168,6 +179,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/stack-buffer/tests/stack_buffer.rs::s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
 ];
 
