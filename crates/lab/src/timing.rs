@@ -418,16 +418,28 @@ impl<'a> Timing<'a> {
     }
 }
 
-/// Doubles the batch until it takes a quarter of the target, then scales it to the target.
+/// Doubles the batch until it takes a quarter of the target and scales it to the target; then
+/// times three batches of that size and scales again by their median, because the first
+/// batches of a method pay for cold caches and first-touch page faults and would leave it with
+/// batches far shorter than the target.
 fn calibrate(runner: &mut Runner<'_>, target_ns: u64) -> u64 {
+    let scale = |iters: u64, ns: u64| {
+        ((iters as u128 * target_ns as u128 / ns.max(1) as u128) as u64).max(1)
+    };
     let mut iters = 1u64;
-    loop {
+    let first = loop {
         let ns = runner(iters).max(1);
         if ns >= target_ns / 4 || iters >= 1 << 40 {
-            return ((iters as u128 * target_ns as u128 / ns as u128) as u64).max(1);
+            break scale(iters, ns);
         }
         iters *= 2;
+    };
+    let mut again = [0u64; 3];
+    for ns in &mut again {
+        *ns = runner(first);
     }
+    again.sort_unstable();
+    scale(first, again[1])
 }
 
 /// Median and quartiles of one copy's per-operation samples.
