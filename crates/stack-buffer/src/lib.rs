@@ -239,7 +239,7 @@ pub fn pack_boxes(
     factor: f64,
     scratch: Scratch,
 ) -> Result<usize, PackError> {
-    pack_boxes_in(scratch_pool(), items, box_capacity_kg, factor, scratch)
+    pack_boxes_with(scratch_pool(), items, box_capacity_kg, factor, scratch)
 }
 
 /// [`pack_boxes`] with the pooled strategies ([`Scratch::Pool`], and [`Scratch::Hybrid`] above
@@ -256,23 +256,14 @@ pub fn pack_boxes(
 /// # Ok::<(), stack_buffer::PackError>(())
 /// ```
 ///
+/// Always inlined, so each copy of a measured caller (`workloads::pack_copy`) holds its own copy
+/// of this buffer handling; the packing itself is one body (`pack_into`, or `pack_uninit` for
+/// [`Scratch::StackUninit`]), called by every copy.
+///
 /// # Errors
 /// As [`pack_boxes`].
-pub fn pack_boxes_with(
-    pool: &BufferPool<f64>,
-    items: &[Item],
-    box_capacity_kg: f64,
-    factor: f64,
-    scratch: Scratch,
-) -> Result<usize, PackError> {
-    pack_boxes_in(pool, items, box_capacity_kg, factor, scratch)
-}
-
-/// The body of [`pack_boxes_with`]: gets the scratch and calls the one packing body
-/// (`pack_into`, or `pack_uninit` for [`Scratch::StackUninit`]). Always inlined, so each copy of
-/// a measured caller (`workloads::pack_copy`) holds its own copy of this buffer handling.
 #[inline(always)]
-pub(crate) fn pack_boxes_in(
+pub fn pack_boxes_with(
     pool: &BufferPool<f64>,
     items: &[Item],
     box_capacity_kg: f64,

@@ -15,7 +15,7 @@ use std::hint::black_box;
 use smallvec::{Array, SmallVec};
 
 use crate::{CAP, InlineScratch, Item, MAX_STACK_ITEMS, PackError, SMALL_INLINE, Scratch};
-use crate::{SmallInlineScratch, pack_boxes_in};
+use crate::{SmallInlineScratch, pack_boxes_with};
 
 #[path = "kernel.rs"]
 mod kernel;
@@ -232,7 +232,7 @@ pub fn s7_order(n: usize) -> Vec<Item> {
 #[inline(never)]
 pub fn pack_copy<const COPY: u8>(order: &[Item], strategy: Scratch) -> Result<usize, PackError> {
     mark::<COPY>();
-    pack_boxes_in(
+    pack_boxes_with(
         crate::scratch_pool(),
         order,
         crate::BOX_KG,

@@ -506,10 +506,7 @@ fn s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it() {
 /// compiler may remove that temporary.
 #[test]
 #[cfg_attr(miri, ignore = "runs child processes")]
-#[cfg_attr(
-    not(debug_assertions),
-    ignore = "a dev-profile fact: run without --release"
-)]
+#[cfg_attr(not(debug_assertions), ignore = "a dev-profile fact")]
 fn s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile() {
     let (largest, failure) = launcher()
         .largest_boxed(BoxWay::BoxNew, Thread::Sized(2 * ONE_MIB))
@@ -599,25 +596,31 @@ fn s6_glibc_rounds_a_request_up_to_a_16_byte_chunk_with_an_8_byte_header() {
     assert_eq!(glibc_chunk_bytes(0), None);
 }
 
+/// Compiles `tests/fixtures/zeroing.rs` with `rustc -O`, once per test run (two tests read it).
 fn compile_the_zeroing_fixture() -> std::path::PathBuf {
-    use std::path::Path;
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeroing.rs");
-    let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("s4-zeroing");
-    let status = std::process::Command::new("rustc")
-        .args([
-            "--edition=2024",
-            "-C",
-            "opt-level=3",
-            "-C",
-            "debuginfo=0",
-            "-o",
-        ])
-        .arg(&binary)
-        .arg(&fixture)
-        .status()
-        .expect("rustc runs");
-    assert!(status.success(), "the fixture compiles");
-    binary
+    use std::path::{Path, PathBuf};
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeroing.rs");
+            let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("s4-zeroing");
+            let status = std::process::Command::new("rustc")
+                .args([
+                    "--edition=2024",
+                    "-C",
+                    "opt-level=3",
+                    "-C",
+                    "debuginfo=0",
+                    "-o",
+                ])
+                .arg(&binary)
+                .arg(&fixture)
+                .status()
+                .expect("rustc runs");
+            assert!(status.success(), "the fixture compiles");
+            binary
+        })
+        .clone()
 }
 
 /// S4: LLVM writes a zeroed stack array of up to 256 B as inline 16-byte stores and calls
@@ -727,9 +730,10 @@ proptest! {
 }
 
 /// S11: the deliberately wrong variant, run only by `cargo +nightly miri test -p stack-buffer
-/// --features deliberate-ub -- miri_catches`, which must fail with Miri's report `encountered
-/// uninitialized memory` (CI checks that it does). Natively it is undefined behaviour, so it
-/// never runs there.
+/// --features deliberate-ub -- miri_catches`, which must fail with Miri's report of
+/// uninitialised memory (`encountered uninitialized memory`, or `memory is uninitialized` in
+/// recent nightlies; CI checks that it does). Natively it is undefined behaviour, so it never
+/// runs there.
 #[cfg(all(feature = "deliberate-ub", miri))]
 #[test]
 fn miri_catches_the_uninitialised_read() {

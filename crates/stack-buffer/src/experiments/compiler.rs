@@ -49,7 +49,7 @@ fn lints_table(run: &Run) -> Table {
             .table("S13", Kind::Fact, "", &STACK_LINTS),
     );
     table.note("Read from the root `Cargo.toml` and `clippy.toml` as this build saw them. The three lints are off by default (pedantic and nursery lints); the workspace turns them on, so `cargo clippy --workspace -- -D warnings` in CI fails on any of them.");
-    table.note("They are the counterpart of the seed's analyzer rule CA2014 (`stackalloc` inside a loop), which .NET 10 enables as a warning. A loop is the one thing they do not need to catch: a Rust array in a loop body reuses its slot (S9).");
+    table.note("They are the counterpart of the seed's analyzer rule CA2014 (`stackalloc` inside a loop), which .NET 10 enables as a warning. A loop is the one thing they do not need to catch: a Rust frame has a size fixed at compile time, so no loop can grow the stack (S9).");
     table
 }
 

@@ -91,7 +91,7 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
             .col("pool, not zeroed", |s: &BySize| {
                 s.m.expect(POOL).median_cell()
             })
-            .col("floor: the touch alone", |s: &BySize| {
+            .col("floor: the touch of an existing 2N buffer", |s: &BySize| {
                 s.m.floor().map_or(Cell::Empty, |f| f.median_cell())
             })
             .col("zeroed cap / heap", |s: &BySize| {
