@@ -1137,6 +1137,18 @@ pub struct BySize {
 }
 
 impl BySize {
+    /// The same runs under `allocator`, where every one of them was measured there.
+    pub fn under(runs: &[BySize], allocator: Allocator) -> Option<Vec<BySize>> {
+        runs.iter()
+            .map(|s| {
+                s.m.under(allocator).map(|m| BySize {
+                    size: s.size,
+                    m: m.clone(),
+                })
+            })
+            .collect()
+    }
+
     /// In process `p`: whether `a` was resolvably faster than `b`, size by size.
     pub fn outcomes(runs: &[&BySize], p: usize, a: &str, b: &str) -> Vec<(usize, Option<bool>)> {
         runs.iter()

@@ -79,18 +79,6 @@ fn time_size(run: &Run, size: usize) -> Measured {
     timing.run(Schedule::Interleaved)
 }
 
-/// The same runs under `allocator`, where they were measured there.
-pub(super) fn under(runs: &[BySize], allocator: Allocator) -> Option<Vec<BySize>> {
-    runs.iter()
-        .map(|s| {
-            s.m.under(allocator).map(|m| BySize {
-                size: s.size,
-                m: m.clone(),
-            })
-        })
-        .collect()
-}
-
 fn p10_by_size(run: &Run) -> Vec<Table> {
     let runs: Vec<BySize> = P10_SIZES
         .iter()
@@ -102,7 +90,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
     for s in &runs {
         run.keep(s.size, &s.m);
     }
-    let mimalloc = under(&runs, Allocator::Mimalloc);
+    let mimalloc = BySize::under(&runs, Allocator::Mimalloc);
     let on_mimalloc = |s: &BySize, name: &str| {
         s.m.under(Allocator::Mimalloc)
             .map_or(Cell::Empty, |mm| mm.expect(name).median_cell())

@@ -8,7 +8,7 @@ use lab::report::{Function, Run};
 use lab::table::Cell;
 use lab::timing::{BySize, Technique, agree, allocator_table};
 
-use super::by_size::{FRESH, SHARED, under};
+use super::by_size::{FRESH, SHARED};
 use super::bytes_label;
 use super::crates::shared_is_fastest;
 use super::hit::{
@@ -102,7 +102,7 @@ fn x1_pool(run: &Run) -> Vec<Table> {
         runs.most_threads().size,
         runs.most_threads().m.protocol_note()
     ));
-    if let Some(mm) = under(&runs.p10, Allocator::Mimalloc) {
+    if let Some(mm) = BySize::under(&runs.p10, Allocator::Mimalloc) {
         let all: Vec<&BySize> = mm.iter().collect();
         table.conclude(
             "under mimalloc, the sizes of P10 at which the shared pool's hit path is still faster than a fresh `vec![0u8; n]`",
