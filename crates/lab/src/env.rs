@@ -126,6 +126,35 @@ pub fn peak_rss_of_waited_children_kib() -> Option<u64> {
     u64::try_from(usage.ru_maxrss).ok()
 }
 
+/// Waits for `child` and returns its exit status and its own peak resident set, in KiB
+/// (`wait4`'s `ru_maxrss` for that one child, on Linux).
+///
+/// # Errors
+/// If the wait fails.
+pub fn wait_with_peak_rss(
+    child: std::process::Child,
+) -> Result<(std::process::ExitStatus, u64), String> {
+    use std::os::unix::process::ExitStatusExt as _;
+    let pid = libc::pid_t::try_from(child.id())
+        .map_err(|_| "the child's pid does not fit a pid_t".to_owned())?;
+    let mut status: libc::c_int = 0;
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `pid` is our own child, not yet waited for (`child` was moved in and is never
+    // waited on again, since `Child` does not wait when dropped); `status` and `usage` point to
+    // writable memory of the right types for the duration of the call.
+    let waited = unsafe { libc::wait4(pid, &raw mut status, 0, usage.as_mut_ptr()) };
+    if waited != pid {
+        return Err(format!("wait4 failed: {}", std::io::Error::last_os_error()));
+    }
+    drop(child);
+    // SAFETY: `wait4` returned the child's pid, so it filled `usage` (zeroed before in any case).
+    let usage = unsafe { usage.assume_init() };
+    Ok((
+        std::process::ExitStatus::from_raw(status),
+        u64::try_from(usage.ru_maxrss).unwrap_or(0),
+    ))
+}
+
 /// The allocator of this process, named with its version where it can be read.
 pub fn allocator_label(allocator: crate::protocol::Allocator) -> String {
     match allocator {
@@ -211,6 +240,17 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::civil_from_days;
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // Miri does not run foreign functions such as `wait4`.
+    fn a_childs_own_peak_resident_set_is_read_as_it_is_waited_for() {
+        let Ok(child) = std::process::Command::new("true").spawn() else {
+            return;
+        };
+        let (status, kib) = super::wait_with_peak_rss(child).expect("waited");
+        assert!(status.success());
+        assert!(kib > 0);
+    }
 
     #[test]
     #[cfg_attr(miri, ignore)] // Miri does not run foreign functions such as `getrusage`.

@@ -232,6 +232,10 @@ impl Cell {
             Cell::Seed(text) => format!("*{}*", text.replace('|', "\\|")),
             Cell::NotResolvable => "*not resolvable*".to_owned(),
             Cell::Empty => "—".to_owned(),
+            // The twin's count only where it differs: equal counts are the expected case.
+            Cell::Instructions { original, twin } if (original - twin).abs() < 0.05 => {
+                significant(*original, 4)
+            }
             Cell::Instructions { original, twin } => {
                 format!("{} ({})", significant(*original, 4), significant(*twin, 4))
             }
@@ -497,6 +501,16 @@ mod tests {
         assert_eq!(Cell::Signed(-3).render(), "−3");
         assert_eq!(Cell::NotResolvable.render(), "*not resolvable*");
         assert_eq!(Cell::Ratio(0.000042).render(), "1/23,800");
+        let same = Cell::Instructions {
+            original: 806.8,
+            twin: 806.8,
+        };
+        assert_eq!(same.render(), "806.8");
+        let apart = Cell::Instructions {
+            original: 60.0,
+            twin: 86.0,
+        };
+        assert_eq!(apart.render(), "60.00 (86.00)");
     }
 
     #[test]

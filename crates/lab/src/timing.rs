@@ -1039,7 +1039,7 @@ impl Measured {
                     mimalloc.map_or(Cell::Empty, |mm| mm.expect(m.name()).median_cell())
                 },
             )
-            .col("instructions (twin)", |m: &Method<'_>| {
+            .col("instructions (twin, where it differs)", |m: &Method<'_>| {
                 m.instructions()
                     .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
                         original,
