@@ -171,6 +171,18 @@ pub enum Reason {
     CrossesOne,
 }
 
+/// Why a figure was not printed, in a few words for a table cell.
+pub fn reason_text(reason: Reason) -> &'static str {
+    match reason {
+        Reason::TwinNoise => "inside the twins' disagreement",
+        Reason::ProcessSpread => "inside the spread between processes",
+        Reason::AbsoluteFloor => "below the absolute floor",
+        Reason::SignFlips => "the sign flips between processes",
+        Reason::TwinSwap => "moves more than its precision under twin swap",
+        Reason::CrossesOne => "its range crosses 1×",
+    }
+}
+
 /// What the rule decided about a difference.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Verdict {

@@ -95,6 +95,12 @@ pub enum Claim {
     },
     /// No figure: the publish rule refused it.
     NotResolvable,
+    /// A ratio the publish rule refused, and why (so a refused ratio beside a verdict that
+    /// could be reached does not read as a contradiction).
+    Refused {
+        /// Which rule refused it, in words.
+        reason: String,
+    },
 }
 
 impl Claim {
@@ -107,7 +113,9 @@ impl Claim {
                 hi,
                 precision,
             },
-            RatioVerdict::NotResolvable { .. } => Claim::NotResolvable,
+            RatioVerdict::NotResolvable { reason, .. } => Claim::Refused {
+                reason: publish::reason_text(reason).to_owned(),
+            },
         }
     }
 
@@ -168,6 +176,7 @@ impl Claim {
                 "*varies between runs ({agree} of {of} agree, {unresolved} not resolvable)*"
             ),
             Claim::NotResolvable => "*not resolvable*".to_owned(),
+            Claim::Refused { reason } => format!("*not resolvable: {reason}*"),
         }
     }
 }
