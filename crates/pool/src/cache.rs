@@ -1,8 +1,9 @@
 //! Where a pool keeps its buffers and its counts: the shared stacks, every thread's cache, and
 //! the per-thread storage (`std::thread_local!`) that finds this thread's cache without a lock.
 //!
-//! Each thread that uses a pool gets a [`Local`]: its slots (one buffer per bucket) and its own
-//! counters, which only it writes. The pool's [`Inner`] keeps a list of every live thread's
+//! Each thread that rents or gives back a buffer of a size its pool's threads cache gets a
+//! [`Local`]: its slots (at most one buffer per cached bucket) and its own counters, which only
+//! it writes (a pool without thread caches registers none). The pool's [`Inner`] keeps a list of every live thread's
 //! `Local`, so `stats` can read them and `trim` can ask them to empty; the thread keeps the
 //! same `Local` in its thread-local storage, so its rents and give-backs reach it with no lock
 //! and no atomic read-modify-write. When the thread exits, its thread-local storage is dropped:
@@ -17,7 +18,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::marker::PhantomData;
 use std::mem;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use crate::PoolStats;
@@ -125,15 +126,27 @@ pub(crate) fn push_bounded<X>(stack: &mut Vec<X>, item: X, max: usize) -> Result
 /// A bucket's shared stack of buffers.
 pub(crate) type Stack<T> = Vec<Box<[T]>>;
 
+/// How a pool's shared stacks are bounded and which buckets its threads cache.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// How many buffers each stack keeps at most.
+    pub(crate) max_per_bucket: usize,
+    /// How many bytes of buffer the stacks keep at most, all buckets together.
+    pub(crate) max_shared_bytes: usize,
+    /// How many buckets, from the smallest, each thread's cache holds (0: no thread cache).
+    pub(crate) cache_slots: usize,
+}
+
 /// The part of a pool that threads' caches can outlive the pool's owner with: the shared
 /// stacks, the list of live threads' caches, and the counts of threads that have left.
 pub(crate) struct Inner<T> {
     /// Bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
     pub(crate) stacks: Box<[Mutex<Stack<T>>]>,
-    /// How many buffers each stack keeps at most.
-    pub(crate) max_per_bucket: usize,
-    /// How many slots each thread's cache has: one per bucket, or none without a thread cache.
-    cache_slots: usize,
+    pub(crate) limits: Limits,
+    /// Bytes of buffer on the stacks, all buckets together: reserved before a buffer goes onto
+    /// a stack and released after it comes off, so it is never less than what the stacks hold
+    /// and never more than `limits.max_shared_bytes`.
+    stacked_bytes: AtomicUsize,
     /// Every live thread's cache. Lock order: this list, then a stack.
     pub(crate) locals: Mutex<Vec<Arc<Local<T>>>>,
     /// Counts of exited threads, and of operations made without a thread cache.
@@ -141,27 +154,63 @@ pub(crate) struct Inner<T> {
 }
 
 impl<T> Inner<T> {
-    pub(crate) fn new(buckets: usize, max_per_bucket: usize, thread_cache: bool) -> Self {
+    pub(crate) fn new(buckets: usize, limits: Limits) -> Self {
         Self {
             stacks: (0..buckets).map(|_| Mutex::new(Vec::new())).collect(),
-            max_per_bucket,
-            cache_slots: if thread_cache { buckets } else { 0 },
+            limits: Limits {
+                cache_slots: limits.cache_slots.min(buckets),
+                ..limits
+            },
+            stacked_bytes: AtomicUsize::new(0),
             locals: Mutex::new(Vec::new()),
             counters: Counters::default(),
         }
     }
 
-    /// Keeps `buf` on bucket `bucket`'s stack if the stack has room, or gives it back.
+    /// Keeps `buf` on bucket `bucket`'s stack if the stack has room for one more buffer and
+    /// the stacks together have room for its bytes, or gives it back.
     pub(crate) fn push(&self, bucket: usize, buf: Box<[T]>) -> Result<(), Box<[T]>> {
         let Some(stack) = self.stacks.get(bucket) else {
             return Err(buf);
         };
-        push_bounded(&mut lock(stack), buf, self.max_per_bucket)
+        let bytes = mem::size_of_val::<[T]>(&buf);
+        // Room in the byte budget first, shared by every bucket's stack: a compare-and-swap
+        // loop, so that the budget is never exceeded, not even for a moment.
+        let max = self.limits.max_shared_bytes;
+        let reserved =
+            self.stacked_bytes
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                    held.checked_add(bytes).filter(|&total| total <= max)
+                });
+        if reserved.is_err() {
+            return Err(buf);
+        }
+        push_bounded(&mut lock(stack), buf, self.limits.max_per_bucket).inspect_err(|_| {
+            self.stacked_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        })
     }
 
     /// Takes a buffer from bucket `bucket`'s stack.
     pub(crate) fn pop(&self, bucket: usize) -> Option<Box<[T]>> {
-        lock(self.stacks.get(bucket)?).pop()
+        let buf = lock(self.stacks.get(bucket)?).pop()?;
+        self.stacked_bytes
+            .fetch_sub(mem::size_of_val::<[T]>(&buf), Ordering::Relaxed);
+        Some(buf)
+    }
+
+    /// Empties every stack, including the stacks' own storage, and returns the buffers' bytes.
+    /// Each stack is taken under its lock and freed after the lock is released, so freeing
+    /// large buffers never holds up a rent or a give-back of that bucket.
+    pub(crate) fn empty_stacks(&self) -> u64 {
+        let mut freed = 0;
+        for stack in self.stacks.iter() {
+            let taken = mem::take(&mut *lock(stack));
+            let bytes: usize = taken.iter().map(|buf| mem::size_of_val::<[T]>(buf)).sum();
+            self.stacked_bytes.fetch_sub(bytes, Ordering::Relaxed);
+            freed += bytes as u64;
+            drop(taken);
+        }
+        freed
     }
 }
 
@@ -208,7 +257,7 @@ impl<T: Send + 'static> Local<T> {
     /// A new cache for the calling thread, already in `inner`'s list.
     fn register(inner: &Arc<Inner<T>>) -> Arc<Self> {
         let local = Arc::new(Self {
-            slots: Slots::new(inner.cache_slots),
+            slots: Slots::new(inner.limits.cache_slots),
             counters: Counters::default(),
             trim_requested: AtomicBool::new(false),
             pool: Arc::downgrade(inner),
@@ -280,7 +329,7 @@ impl<'a, T> Owned<'a, T> {
 
     /// Empties the cache if a `trim` on another thread asked for it (a load first, so that the
     /// usual answer, no, costs no atomic read-modify-write).
-    fn honour_trim(self) {
+    pub(crate) fn honour_trim(self) {
         let requested = &self.local.trim_requested;
         if requested.load(Ordering::Relaxed) && requested.swap(false, Ordering::Relaxed) {
             self.drain(|_, buf| drop(buf));
@@ -304,8 +353,9 @@ impl<'a, T> Owned<'a, T> {
 
 /// What a thread's storage needs from a cache of any element type when the thread exits.
 trait Retire: Any + Send + Sync {
-    /// Gives the cached buffers back to the pool (within its bounds, or frees them), adds
-    /// this thread's counts to the pool's and leaves the pool's list.
+    /// Gives the cached buffers back to the pool (within its bounds, or frees them; frees them
+    /// all if a `trim` asked this cache to empty), adds this thread's counts to the pool's and
+    /// leaves the pool's list.
     fn retire(&self);
     /// Whether the pool is gone (only this thread still holds the cache).
     fn orphaned(&self) -> bool;
@@ -319,18 +369,27 @@ impl<T: Send + 'static> Retire for Local<T> {
             return;
         };
         // SAFETY: `retire` is called only by `ThreadCaches::drop`, on the thread that owns this
-        // cache, after the fast-path pointers to it are cleared; the pool is alive, so no other
-        // thread empties it.
+        // cache, after the fast-path pointers to it are cleared; the pool is alive (`inner`
+        // keeps it so until the end of this call), so no other thread empties it.
         let owned = unsafe { Owned::new(self) };
+        // The buffers first, outside the list's lock, so that freeing the ones the stacks cannot
+        // keep holds up no `stats` and no other thread's first use. This thread's returns are
+        // still in its counters, which `stats` sums while the thread is in the list, so a
+        // discard counted here never shows without its return.
+        let pool = Tally::Shared(&inner.counters);
+        if self.trim_requested.swap(false, Ordering::Relaxed) {
+            // A `trim` asked this cache to empty: it is freed, not handed to the stacks.
+            owned.drain(|_, buf| drop(buf));
+        } else {
+            owned.drain(|bucket, buf| {
+                if inner.push(bucket, buf).is_err() {
+                    pool.bump(|c| &c.discarded);
+                }
+            });
+        }
         // Under the list's lock, so a `stats` snapshot sees this thread either still in the
         // list or entirely folded into the pool's counters.
         let mut locals = lock(&inner.locals);
-        let pool = Tally::Shared(&inner.counters);
-        owned.drain(|bucket, buf| {
-            if inner.push(bucket, buf).is_err() {
-                pool.bump(|c| &c.discarded);
-            }
-        });
         inner.counters.absorb(&self.counters);
         locals.retain(|local| !std::ptr::eq(Arc::as_ptr(local), self));
     }
@@ -451,69 +510,81 @@ pub(crate) fn put_cached<T>(id: PoolId, buf: Box<[T]>) -> Result<Option<Box<[T]>
 /// Whether [`with_local`] creates the thread's cache when it has none.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Create {
-    /// Yes: for rents and give-backs.
+    /// Yes: for rents and give-backs of a size the thread caches.
     Yes,
-    /// No (`f` gets `None`): for `trim`, which has nothing to free on a thread with no cache.
+    /// No (`f` gets `None`): for sizes the thread does not cache, which only need its counters
+    /// if it has them, and for `trim`, which has nothing to free on a thread with no cache.
     No,
 }
 
 /// Runs `f` with the calling thread's cache for pool `id` — created and registered on the
 /// thread's first use if `create` says so — or with `None` if there is none, or if this
 /// thread's storage is already gone (a guard dropped by another thread-local's destructor
-/// during thread exit). For a rent or give-back (`Create::Yes`), empties the cache first if a
-/// `trim` on another thread asked for it.
+/// during thread exit).
 ///
 /// The slow path of every operation that [`take_cached`] and [`put_cached`] do not serve: a
 /// thread's first use of a pool (registration), a pool other than the one this thread used
 /// last (a search of its short list of pools, which then becomes the most recent), a slot that
 /// is empty or full, a request no bucket serves.
+///
+/// `f` runs after every borrow of this thread's storage has ended: it may do anything,
+/// including renting from another pool this thread has never used (which registers a cache in
+/// the same storage).
 pub(crate) fn with_local<T: Send + 'static, R>(
     id: PoolId,
     inner: &Arc<Inner<T>>,
     create: Create,
     f: impl FnOnce(Option<Owned<'_, T>>) -> R,
 ) -> R {
-    let mut f = Some(f);
-    let mut run = |local: Option<&Local<T>>| {
-        // SAFETY: every `local` given to `run` below is this thread's own cache, from this
-        // thread's storage, for a pool that is alive (the caller borrows it).
-        let owned = local.map(|local| unsafe { Owned::new(local) });
-        if let (Some(owned), Create::Yes) = (owned, create) {
-            owned.honour_trim();
+    let owned = fast_local::<T>(id).or_else(|| {
+        let known = CACHES
+            .try_with(|caches| find_or_register(caches, id, inner, create))
+            .unwrap_or(false);
+        // Found or registered, it is now the one the fast path knows.
+        known.then(|| fast_local::<T>(id)).flatten()
+    });
+    f(owned)
+}
+
+/// Makes this thread's cache for pool `id` the one [`fast_local`] finds, creating and
+/// registering it if `create` says so; whether there is one now. Nothing else runs while the
+/// thread's list of pools is borrowed.
+fn find_or_register<T: Send + 'static>(
+    caches: &ThreadCaches,
+    id: PoolId,
+    inner: &Arc<Inner<T>>,
+    create: Create,
+) -> bool {
+    if id == SHARED_ID {
+        // A registered cache for the process-wide pool is always the one `FAST_SHARED` names.
+        if caches.shared.get().is_some() {
+            return true;
         }
-        f.take().map(|f| f(owned))
-    };
-    let done = CACHES.try_with(|caches| {
-        if id == SHARED_ID {
-            return match (caches.shared.get(), create) {
-                (Some(local), _) => run(as_local(&**local)),
-                (None, Create::Yes) => run(as_local(&*register_shared(caches, inner))),
-                (None, Create::No) => run(None),
-            };
+        if create == Create::Yes {
+            register_shared(caches, inner);
+            return true;
         }
-        {
-            // The borrow is held while `f` runs; `f` never reaches this thread's storage again
-            // (it counts, takes or puts, locks a stack, allocates or frees).
-            let others = caches.others.borrow();
-            if let Some((_, local)) = others.iter().find(|(other, _)| *other == id) {
-                let local: &dyn Any = &**local;
-                let local = as_local::<T>(local);
-                if let Some(local) = local {
+        return false;
+    }
+    {
+        let others = caches.others.borrow();
+        if let Some((_, local)) = others.iter().find(|(other, _)| *other == id) {
+            let local: &dyn Any = &**local;
+            return match as_local::<T>(local) {
+                Some(local) => {
                     // The invariant on `FAST_RECENT`: an entry of `others` owns it.
                     make_recent(id, local);
+                    true
                 }
-                return run(local);
-            }
+                None => false,
+            };
         }
-        match create {
-            Create::Yes => run(as_local(&*register_other(caches, id, inner))),
-            Create::No => run(None),
-        }
-    });
-    match done {
-        Ok(Some(result)) => result,
-        _ => run(None).unwrap_or_else(|| unreachable!("`f` runs exactly once")),
     }
+    if create == Create::Yes {
+        register_other(caches, id, inner);
+        return true;
+    }
+    false
 }
 
 /// `local` as a `Local<T>`, which it is: a pool only ever looks up its own id, whose cache
@@ -524,10 +595,7 @@ fn as_local<T: 'static>(local: &dyn Any) -> Option<&Local<T>> {
 
 #[cold]
 #[inline(never)]
-fn register_shared<T: Send + 'static>(
-    caches: &ThreadCaches,
-    inner: &Arc<Inner<T>>,
-) -> Arc<Local<T>> {
+fn register_shared<T: Send + 'static>(caches: &ThreadCaches, inner: &Arc<Inner<T>>) {
     let local = Local::register(inner);
     if let Some(bytes) = (&local as &dyn Any).downcast_ref::<Arc<Local<u8>>>() {
         // `set` fails only if the cell is already set, which the caller checked.
@@ -536,16 +604,11 @@ fn register_shared<T: Send + 'static>(
             FAST_SHARED.set(Arc::as_ptr(bytes).cast());
         }
     }
-    local
 }
 
 #[cold]
 #[inline(never)]
-fn register_other<T: Send + 'static>(
-    caches: &ThreadCaches,
-    id: PoolId,
-    inner: &Arc<Inner<T>>,
-) -> Arc<Local<T>> {
+fn register_other<T: Send + 'static>(caches: &ThreadCaches, id: PoolId, inner: &Arc<Inner<T>>) {
     let local = Local::register(inner);
     let mut others = caches.others.borrow_mut();
     // Caches of pools dropped since the last registration are empty: forget them, so a
@@ -553,8 +616,7 @@ fn register_other<T: Send + 'static>(
     // may name one of them, but the pool is gone, so no caller can ask for its id; it is
     // overwritten just below.)
     others.retain(|(_, other)| !other.orphaned());
-    others.push((id, Arc::clone(&local) as Arc<dyn Retire>));
-    // The invariant on `FAST_RECENT`: the entry just pushed owns it.
+    // The invariant on `FAST_RECENT`: the entry pushed next owns it.
     make_recent(id, &local);
-    local
+    others.push((id, local as Arc<dyn Retire>));
 }

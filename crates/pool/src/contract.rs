@@ -1,10 +1,13 @@
 //! The pool's contract, checked by the compiler.
 //!
 //! .NET's `ArrayPool<T>` asks its callers to give a buffer back once, never to touch it
-//! afterwards and never to give back what it did not lend; of all that it checks only that a
-//! returned array's length is one of its bucket sizes (an `ArgumentException` otherwise), so
-//! an array it never lent but of the right length is accepted. Here each rule is a compile
-//! error. Every rule below has a `compile_fail` example **and** a compiling twin that differs
+//! afterwards and never to give back what it did not lend, and checks none of it. What its
+//! shared pool's `Return` does check is the array itself (dotnet/runtime's
+//! `SharedArrayPool.cs`): `null` throws `ArgumentNullException`; an empty array, or one longer
+//! than the largest bucket, is silently not kept; an array whose length is within the buckets
+//! but not a bucket's exact size throws `ArgumentException` (after clearing it, if the caller
+//! asked for that); and any array of a bucket's exact length is kept, lent by the pool or not.
+//! Here each rule is a compile error. Every rule below has a `compile_fail` example **and** a compiling twin that differs
 //! only in obeying the rule: stable rustdoc does not check *which* error a `compile_fail`
 //! example produces, so without the twin a typo would pass as a proof. Each example also names
 //! its error code, which nightly rustdoc does check: CI runs these doctests on nightly as well
@@ -163,6 +166,13 @@
 //! let mut buf = Arc::clone(&pool).rent_owned(64);
 //! std::thread::spawn(move || buf[0] = 1).join().unwrap();
 //! assert_eq!(pool.stats().returns, 1);
+//! ```
+//! A pool that is itself `'static` needs no owned guard: [`shared`](crate::shared)'s guards,
+//! like those of a pool in a `static`, are `Rented<'static, u8>`, so they move into a spawned
+//! thread as they are.
+//! ```
+//! let mut buf: pool::Rented<'static, u8> = pool::shared().rent(64);
+//! std::thread::spawn(move || buf[0] = 1).join().unwrap();
 //! ```
 //!
 //! # 8. The owned guard keeps the same rules

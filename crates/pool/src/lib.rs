@@ -22,7 +22,9 @@ use std::mem;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use cache::{Counter, Counters, Create, Inner, Owned, PoolId, SHARED_ID, Tally, lock, with_local};
+use cache::{
+    Counter, Counters, Create, Inner, Limits, Owned, PoolId, SHARED_ID, Tally, lock, with_local,
+};
 pub use guard::{OwnedRented, Rented};
 pub use vec_pool::{PooledVec, VecPool};
 
@@ -43,35 +45,58 @@ pub enum ClearPolicy {
 }
 
 /// How a [`BufferPool`] sizes its buckets and how much it keeps.
+///
+/// What a pool can hold at once is bounded by [`BufferPool::max_retained_bytes`]: the shared
+/// stacks by `max_per_bucket` and `max_shared_bytes`, each live thread's cache by one buffer per
+/// bucket up to `thread_cache_max_len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolConfig {
     /// Sets the largest bucket: `max_len` rounded up to a power of two (at least
     /// [`MIN_BUCKET_LEN`]). Every request up to that bucket's capacity is pooled — including
     /// requests above `max_len` itself, as with .NET's `ArrayPool.Create(maxArrayLength, …)`:
     /// `max_len: 1000` pools `rent(1024)`. A request above the largest bucket succeeds with an
-    /// exact-size buffer that is freed, not kept, when given back.
+    /// exact-size buffer that is freed, not kept, when given back. This limits the size of one
+    /// buffer, not what the pool retains: that is `max_per_bucket`, `max_shared_bytes` and
+    /// `thread_cache_max_len`.
     pub max_len: usize,
     /// How many buffers each bucket's shared stack keeps. Returns beyond it are freed and
-    /// counted in [`PoolStats::discarded`]. Each live thread also keeps one buffer per bucket
-    /// in its own cache, in front of the shared stacks. Any value is accepted: the stacks'
-    /// storage grows as buffers come back and never past this bound.
+    /// counted in [`PoolStats::discarded`]. Any value is accepted: the stacks' storage grows as
+    /// buffers come back and never past this bound.
     pub max_per_bucket: usize,
+    /// How many bytes of buffer the shared stacks keep, all buckets together. A give-back that
+    /// would take them past it is freed and counted in [`PoolStats::discarded`], so a burst of
+    /// large buffers cannot fill `max_per_bucket` places of every bucket. `0` keeps nothing
+    /// behind the thread caches; `usize::MAX` leaves `max_per_bucket` as the only bound.
+    pub max_shared_bytes: usize,
     /// Whether given-back buffers are cleared.
     pub clear: ClearPolicy,
-    /// Whether each thread keeps one buffer per bucket of its own (the fast path). With
-    /// `false`, every rent and return goes to the shared stacks, behind one lock per bucket.
-    pub thread_cache: bool,
+    /// The largest bucket a thread keeps in a cache of its own, in elements (rounded up to a
+    /// power of two of at least [`MIN_BUCKET_LEN`], like `max_len`). Each live thread that uses
+    /// the pool keeps at most one buffer per bucket up to it — the hit path, with no lock —
+    /// until it exits; buffers of larger buckets go straight to the shared stacks, behind one
+    /// lock per bucket. `0`: no thread cache at all (every rent and give-back takes its
+    /// bucket's lock, and no thread registers anything).
+    pub thread_cache_max_len: usize,
 }
 
+/// The byte budget of the shared stacks in [`PoolConfig::default`] and in [`shared`]: 64 MiB.
+pub const DEFAULT_MAX_SHARED_BYTES: usize = 64 << 20;
+
+/// The largest bucket a thread caches in [`PoolConfig::default`] and in [`shared`]: 1 Mi
+/// elements (1 MiB of bytes).
+pub const DEFAULT_THREAD_CACHE_MAX_LEN: usize = 1 << 20;
+
 impl Default for PoolConfig {
-    /// The defaults of .NET's `ArrayPool<T>.Create()`: 1 Mi elements, 50 per bucket, no
-    /// clearing; plus a per-thread cache.
+    /// The bucket sizes and counts of .NET's `ArrayPool<T>.Create()` (1 Mi elements, 50 per
+    /// bucket, no clearing), plus this crate's per-thread caches (every bucket up to 1 Mi
+    /// elements) and a 64 MiB budget for the shared stacks.
     fn default() -> Self {
         Self {
             max_len: 1 << 20,
             max_per_bucket: 50,
+            max_shared_bytes: DEFAULT_MAX_SHARED_BYTES,
             clear: ClearPolicy::Never,
-            thread_cache: true,
+            thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
         }
     }
 }
@@ -115,24 +140,40 @@ fn buckets_for<T>(max_len: usize) -> Result<usize, ConfigError> {
     Ok((largest / MIN_BUCKET_LEN).trailing_zeros() as usize + 1)
 }
 
+/// How many buckets, from the smallest, a thread caches: those up to `thread_cache_max_len`
+/// rounded up to a power of two (every bucket where that rounding overflows), 0 for 0.
+fn cached_buckets(thread_cache_max_len: usize, buckets: usize) -> usize {
+    match thread_cache_max_len {
+        0 => 0,
+        len => bucket_capacity(len).map_or(buckets, |cap| {
+            ((cap / MIN_BUCKET_LEN).trailing_zeros() as usize + 1).min(buckets)
+        }),
+    }
+}
+
 /// Counters of a pool's activity since it was created, summed over every thread.
 ///
-/// A snapshot is taken while threads keep renting, so it is a moment's view, but never an
-/// impossible one: [`stats`](BufferPool::stats) reads each counter after the ones that are
-/// bumped later in an operation, so it never shows more returns than rents, more allocations
-/// than rents, or more discards than returns.
+/// A snapshot is taken while threads keep renting, so it is a moment's view, but its counters
+/// never show an impossible one: [`stats`](BufferPool::stats) reads each counter after the ones
+/// that are bumped later in an operation, so it never shows more returns than rents, more
+/// allocations than rents, or more discards than returns. What the pool holds
+/// (`retained_bytes`, `retained_buffers`) is read cache by cache and stack by stack while
+/// buffers move between them: a buffer that another thread sends from its cache down to a
+/// stack during the snapshot can be counted in both places. The sum still never exceeds
+/// [`BufferPool::max_retained_bytes`], since each part is within its own bound.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
-    /// Calls to `rent` (including `rent(0)` and requests above the largest bucket).
+    /// Calls to `rent` (including `rent(0)` and requests above the largest bucket) that
+    /// returned a buffer.
     pub rents: u64,
     /// Rents that had to allocate a fresh buffer (a miss, or a request above the largest
     /// bucket).
     pub allocations: u64,
     /// Rented buffers given back (dropped), kept or not.
     pub returns: u64,
-    /// Given-back buffers that were freed instead of kept: their bucket's stack was full
-    /// (also when an exiting thread's cache went back to a full stack), or they were larger
-    /// than the largest bucket.
+    /// Given-back buffers that were freed instead of kept: their bucket's stack was full, or
+    /// the stacks' byte budget was (also when an exiting thread's cache went back to the
+    /// stacks), or they were larger than the largest bucket.
     pub discarded: u64,
     /// Rents above the largest bucket (`max_len` rounded up to a power of two): an exact-size
     /// buffer, never kept. A request above `max_len` but within its bucket is not oversize.
@@ -142,8 +183,8 @@ pub struct PoolStats {
     pub retained_bytes: u64,
     /// Buffers the pool holds right now.
     pub retained_buffers: u64,
-    /// Live threads that have a cache for this pool right now (threads that used it and have
-    /// not exited).
+    /// Live threads that have a cache for this pool right now: threads that rented or gave
+    /// back a buffer of a size they cache and have not exited. Always 0 without thread caches.
     pub thread_caches: u64,
 }
 
@@ -221,8 +262,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         }
     }
 
-    /// Creates a pool, or says why the configuration cannot work. Every `max_per_bucket` is
-    /// accepted (it is a bound, and the stacks' storage grows only as buffers come back).
+    /// Creates a pool, or says why the configuration cannot work. Every `max_per_bucket`,
+    /// `max_shared_bytes` and `thread_cache_max_len` is accepted (each is a bound, and the
+    /// stacks' storage grows only as buffers come back).
     pub fn try_new(config: PoolConfig) -> Result<Self, ConfigError> {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Self::with_id(config, id)
@@ -230,15 +272,16 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     fn with_id(config: PoolConfig, id: PoolId) -> Result<Self, ConfigError> {
         let buckets = buckets_for::<T>(config.max_len)?;
+        let limits = Limits {
+            max_per_bucket: config.max_per_bucket,
+            max_shared_bytes: config.max_shared_bytes,
+            cache_slots: cached_buckets(config.thread_cache_max_len, buckets),
+        };
         Ok(Self {
             config,
             buckets,
             id,
-            inner: Arc::new(Inner::new(
-                buckets,
-                config.max_per_bucket,
-                config.thread_cache,
-            )),
+            inner: Arc::new(Inner::new(buckets, limits)),
         })
     }
 
@@ -253,28 +296,43 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         MIN_BUCKET_LEN << (self.buckets - 1)
     }
 
+    /// The largest capacity a thread keeps in its own cache, in elements (0 without thread
+    /// caches): `thread_cache_max_len` rounded up to a power of two, at most the largest
+    /// bucket.
+    pub fn largest_cached_bucket(&self) -> usize {
+        match self.inner.limits.cache_slots {
+            0 => 0,
+            slots => MIN_BUCKET_LEN << (slots - 1),
+        }
+    }
+
     /// The most bytes of buffer this pool can hold at any moment while `live_threads` threads
-    /// that have used it are alive:
+    /// that have used it are alive (saturating at `u64::MAX`):
     ///
-    /// `(max_per_bucket + live_threads) × (2 × largest_bucket − 16) × size_of::<T>()`
+    /// ```text
+    /// min(max_per_bucket × (2 × largest_bucket − 16) × size_of::<T>(), max_shared_bytes)
+    ///   + live_threads × (2 × largest_cached_bucket − 16) × size_of::<T>()
+    /// ```
     ///
-    /// (saturating at `u64::MAX`). `2 × largest_bucket − 16` elements is one buffer of every
-    /// bucket (16 + 32 + … + largest). Each bucket's stack holds at most `max_per_bucket`
-    /// buffers, and each live thread's cache at most one per bucket; a thread that exits gives
-    /// its cache back to the stacks (within their bound) or frees it, so threads that have
-    /// exited count for nothing. Without a thread cache the `live_threads` term is 0.
-    /// Bookkeeping (each stack's storage, each thread's slots) is not included.
+    /// The first term is the shared stacks: each holds at most `max_per_bucket` buffers of
+    /// its bucket (`2 × largest_bucket − 16` elements is one buffer of every bucket,
+    /// 16 + 32 + … + largest), and all of them together at most `max_shared_bytes`. The second
+    /// is the thread caches: each live thread keeps at most one buffer of every bucket up to
+    /// [`largest_cached_bucket`](Self::largest_cached_bucket) (0 without thread caches). A
+    /// thread that exits gives its cache back to the stacks, within their bounds, or frees it,
+    /// so threads that have exited count for nothing. Bookkeeping (each stack's storage, each
+    /// thread's slots) is not included.
     pub fn max_retained_bytes(&self, live_threads: u64) -> u64 {
-        let one_of_each = (2 * self.largest_bucket() as u64 - MIN_BUCKET_LEN as u64)
-            .saturating_mul(mem::size_of::<T>() as u64);
-        let threads = if self.config.thread_cache {
-            live_threads
-        } else {
-            0
+        let element = mem::size_of::<T>() as u64;
+        let one_of_each_up_to = |largest: usize| match largest {
+            0 => 0,
+            largest => (2 * largest as u64 - MIN_BUCKET_LEN as u64).saturating_mul(element),
         };
-        (self.config.max_per_bucket as u64)
-            .saturating_add(threads)
-            .saturating_mul(one_of_each)
+        let stacks = (self.config.max_per_bucket as u64)
+            .saturating_mul(one_of_each_up_to(self.largest_bucket()))
+            .min(self.config.max_shared_bytes as u64);
+        let caches = live_threads.saturating_mul(one_of_each_up_to(self.largest_cached_bucket()));
+        stacks.saturating_add(caches)
     }
 
     /// Rents a buffer of `len` elements: `len` is what the guard shows, its capacity is `len`
@@ -291,9 +349,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// [`Rented::give_back_cleared`], or you use [`BufferPool::rent_cleared`]; a freshly
     /// allocated buffer is always `T::default()`.
     ///
-    /// A thread's first rent (of any size but 0) also creates its cache for this pool: one
-    /// allocation, plus one whenever the pool's list of thread caches or, for a pool other
-    /// than [`shared`], the thread's list of pools has to grow.
+    /// A thread's first rent or give-back of a size it caches (up to
+    /// [`largest_cached_bucket`](Self::largest_cached_bucket)) creates its cache for this
+    /// pool: one allocation, plus one whenever the pool's list of thread caches or, for a pool
+    /// other than [`shared`], the thread's list of pools has to grow. A thread that only gives
+    /// back (a consumer of [`OwnedRented`] buffers, say) gets one too, as in .NET, whose
+    /// `Return` sets up the thread's cache.
+    ///
+    /// A fresh buffer is filled by `T::default()` and `T::clone()`, which run after the pool
+    /// has let go of this thread's storage: they may rent from other pools.
     ///
     /// # Panics
     /// Like `vec!`, if a request above the largest bucket is more than `isize::MAX` bytes.
@@ -320,6 +384,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// pool instead of borrowing it: an [`OwnedRented`] is `'static`, and `Send` when `T` is,
     /// so it can move into `std::thread::spawn` or a task (the convention of tokio's
     /// `acquire_owned`). It counts and gives back exactly as a [`Rented`] does.
+    ///
+    /// A pool that is itself `'static` — [`shared`], or one in a `static` — needs none of
+    /// this: its [`Rented`] guards are already `Rented<'static, T>`, `Send` when `T` is.
     #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
     pub fn rent_owned(self: Arc<Self>, len: usize) -> OwnedRented<T> {
         let buf = self.take(len);
@@ -355,32 +422,72 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         }
     }
 
+    /// Runs `f` with this thread's cache for an operation on a buffer of bucket `bucket`
+    /// (`usize::MAX` for none), or with `None`: the cache is created on the thread's first use
+    /// of a bucket it caches, only looked up otherwise, and never touched without thread
+    /// caches. Empties it first if a `trim` on another thread asked for it.
+    fn with_cache<R>(&self, bucket: usize, f: impl FnOnce(Option<Owned<'_, T>>) -> R) -> R {
+        let slots = self.inner.limits.cache_slots;
+        if slots == 0 {
+            return f(None);
+        }
+        let create = if bucket < slots {
+            Create::Yes
+        } else {
+            Create::No
+        };
+        with_local(self.id, &self.inner, create, |owned| {
+            if let Some(owned) = owned {
+                owned.honour_trim();
+            }
+            f(owned)
+        })
+    }
+
     /// Every rent the fast path does not serve.
     #[cold]
     #[inline(never)]
     fn take_slow(&self, len: usize) -> Box<[T]> {
-        let bucket = slot::bucket_of_entry(slot::entry_for(len)).unwrap_or(usize::MAX);
         if len == 0 {
             // No cache is touched (or created): `rent(0)` allocates nothing, ever.
             Tally::Shared(&self.inner.counters).bump(|c| &c.rents);
             return Box::default();
         }
-        with_local(self.id, &self.inner, Create::Yes, |owned| {
+        let bucket = slot::bucket_of_entry(slot::entry_for(len))
+            .filter(|&bucket| bucket < self.buckets)
+            .unwrap_or(usize::MAX);
+        let pooled = bucket != usize::MAX;
+        if pooled {
+            let kept = self.with_cache(bucket, |owned| {
+                let kept = owned
+                    .and_then(|owned| owned.take(bucket))
+                    .or_else(|| self.inner.pop(bucket));
+                if kept.is_some() {
+                    self.tally(owned).bump(|c| &c.rents);
+                }
+                kept
+            });
+            if let Some(buf) = kept {
+                return buf;
+            }
+        }
+        // A fresh buffer, made while the pool holds nothing of this thread's: `T::default()`
+        // and `T::clone()` are the caller's code and may rent from other pools. The rent is
+        // counted once the buffer exists, so one that panics leaves the counts as they were.
+        let buf = fresh(if pooled {
+            MIN_BUCKET_LEN << bucket
+        } else {
+            len
+        });
+        self.with_cache(bucket, |owned| {
             let tally = self.tally(owned);
             tally.bump(|c| &c.rents);
-            if bucket >= self.buckets {
-                tally.bump(|c| &c.allocations);
+            tally.bump(|c| &c.allocations);
+            if !pooled {
                 tally.bump(|c| &c.oversize);
-                return fresh(len);
             }
-            let cached = owned.and_then(|owned| owned.take(bucket));
-            cached
-                .or_else(|| self.inner.pop(bucket))
-                .unwrap_or_else(|| {
-                    tally.bump(|c| &c.allocations);
-                    fresh(MIN_BUCKET_LEN << bucket)
-                })
-        })
+        });
+        buf
     }
 
     /// This thread's counters, or the pool's when the thread has no cache.
@@ -437,7 +544,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             Tally::Shared(&self.inner.counters).bump(|c| &c.returns);
             return;
         }
-        with_local(self.id, &self.inner, Create::Yes, |owned| {
+        self.with_cache(self.bucket_of(&buf), |owned| {
             let tally = self.tally(owned);
             tally.bump(|c| &c.returns);
             let left = match owned {
@@ -450,30 +557,37 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         });
     }
 
-    /// A buffer no slot kept: onto its bucket's stack if it is a bucket's buffer and the stack
-    /// has room, else freed and counted as discarded (on `tally`, or on this thread's counters
+    /// The bucket a buffer of this capacity belongs to, or `usize::MAX` for none (an
+    /// exact-size buffer above the largest bucket).
+    fn bucket_of(&self, buf: &[T]) -> usize {
+        let len = buf.len();
+        slot::bucket_of_entry(len.trailing_zeros() as usize)
+            .filter(|&bucket| len.is_power_of_two() && bucket < self.buckets)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// A buffer no slot kept: onto its bucket's stack if it is a bucket's buffer and the stacks
+    /// have room, else freed and counted as discarded (on `tally`, or on this thread's counters
     /// when the caller has not looked them up).
     #[cold]
     #[inline(never)]
     fn keep_on_stack(&self, buf: Box<[T]>, tally: Option<Tally<'_>>) {
-        let bucket =
-            slot::bucket_of_entry(buf.len().trailing_zeros() as usize).unwrap_or(usize::MAX);
-        let is_bucket_buffer = buf.len().is_power_of_two() && bucket < self.buckets;
-        if is_bucket_buffer && self.inner.push(bucket, buf).is_ok() {
+        let bucket = self.bucket_of(&buf);
+        let Err(refused) = self.inner.push(bucket, buf) else {
             return;
-        }
+        };
         match tally {
             Some(tally) => tally.bump(|c| &c.discarded),
-            None => with_local(self.id, &self.inner, Create::Yes, |owned| {
-                self.tally(owned).bump(|c| &c.discarded);
-            }),
+            None => self.with_cache(bucket, |owned| self.tally(owned).bump(|c| &c.discarded)),
         }
+        // Freed only now, with no lock held.
+        drop(refused);
     }
 
     /// The pool's counters, summed over every thread, and what it holds right now.
     ///
     /// Each counter is summed over every thread before the next is read, in an order that
-    /// makes the snapshot consistent (see [`PoolStats`]); threads cannot leave while it is
+    /// makes the counts consistent (see [`PoolStats`]); threads cannot leave while it is
     /// taken.
     pub fn stats(&self) -> PoolStats {
         let locals = lock(&self.inner.locals);
@@ -503,30 +617,30 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     /// Frees what the pool holds and returns the bytes of buffer released now: every shared
-    /// stack (including the stacks' own storage) and the calling thread's cache. Every other
-    /// live thread's cache (at most one buffer per bucket each) is freed by that thread, at its
-    /// next visit to the pool's slow path (a rent that misses its cache, for example) or when
-    /// it exits, because only a cache's own thread touches it (that is what keeps rents and
-    /// give-backs free of locks and atomic read-modify-writes). Rented buffers are unaffected
-    /// and are kept again when given back.
+    /// stack (including the stacks' own storage) and the calling thread's cache.
+    ///
+    /// Every other live thread's cache is only asked to empty: that thread frees it at its next
+    /// visit to the pool's slow path (a rent that misses its cache, a give-back of a second
+    /// buffer of a size, a size it does not cache) or when it exits, because only a cache's
+    /// own thread touches it while the pool lives (that is what keeps rents and give-backs
+    /// free of locks and atomic read-modify-writes). A thread that keeps hitting its cache, or
+    /// never uses the pool again, keeps what it caches — at most one buffer per bucket up to
+    /// [`largest_cached_bucket`](Self::largest_cached_bucket), the per-thread term of
+    /// [`max_retained_bytes`](Self::max_retained_bytes) — until then. Rented buffers are
+    /// unaffected and are kept again when given back. Buffers are freed after the locks that
+    /// guard them are released.
     pub fn trim(&self) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let mut freed = 0;
         with_local(self.id, &self.inner, Create::No, |own| {
-            freed += own.map_or(0, Owned::empty);
+            freed += own.map_or(0, Owned::empty) * element;
             for local in lock(&self.inner.locals).iter() {
                 if !own.is_some_and(|own| own.is(local)) {
                     local.request_trim();
                 }
             }
         });
-        for stack in self.inner.stacks.iter() {
-            freed += mem::take(&mut *lock(stack))
-                .iter()
-                .map(|buf| buf.len() as u64)
-                .sum::<u64>();
-        }
-        freed * element
+        freed + self.inner.empty_stacks()
     }
 }
 
@@ -535,17 +649,22 @@ fn fresh<T: Copy + Default>(len: usize) -> Box<[T]> {
     vec![T::default(); len].into_boxed_slice()
 }
 
-/// The process-wide byte pool, created on first use.
+/// The process-wide byte pool, created on first use, with [`shared_config`].
 ///
-/// Its limits are this crate's, not .NET's: requests up to 16 MiB are pooled (.NET's shared
-/// pool goes to 1 GiB, but it also trims itself under memory pressure, which nothing does
-/// here), each bucket's shared stack keeps 32 buffers per logical core (.NET keeps 32 per
-/// core in per-core partitions), and each live thread caches one buffer per bucket.
+/// Its limits are this crate's, not .NET's. Requests up to 16 MiB are pooled (.NET's shared
+/// pool goes to 1 GiB; the runtime trims it on every gen-2 collection, by age, which nothing
+/// does here). Each bucket's shared stack keeps 32 buffers per logical core (.NET keeps 32 per
+/// core in per-core partitions), and all of them together at most 64 MiB. Each live thread
+/// caches one buffer per bucket up to 1 MiB; larger buffers go to the stacks.
 ///
 /// What it can hold at most, with `L` live threads that have used it, is
 /// [`max_retained_bytes`](BufferPool::max_retained_bytes)`(L)`:
-/// `(32 × cores + L) × (32 MiB − 16 B)` — one buffer of each of its 21 buckets
-/// (16 B … 16 MiB) per stack place and per live thread.
+///
+/// ```text
+/// min(32 × cores × (32 MiB − 16 B), 64 MiB) + L × (2 MiB − 16 B)  =  64 MiB + L × (2 MiB − 16 B)
+/// ```
+///
+/// The stacks' 64 MiB, plus one buffer of every bucket from 16 B to 1 MiB per live thread.
 ///
 /// Its thread caches have a fast-path pointer of their own, so a thread that also uses other
 /// pools never pushes this one off the fast path.
@@ -558,14 +677,17 @@ pub fn shared() -> &'static BufferPool<u8> {
     })
 }
 
-/// The configuration of [`shared`].
+/// The configuration of [`shared`]: the same at every call, since the number of logical cores
+/// is read once per process (so `shared_config() == *shared().config()`).
 pub fn shared_config() -> PoolConfig {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
     PoolConfig {
         max_len: SHARED_MAX_LEN,
         max_per_bucket: 32 * cores,
+        max_shared_bytes: DEFAULT_MAX_SHARED_BYTES,
         clear: ClearPolicy::Never,
-        thread_cache: true,
+        thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
     }
 }
 

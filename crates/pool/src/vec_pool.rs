@@ -32,6 +32,15 @@ use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, bucket_capacity, buckets_for
 /// It is deliberately simple: one lock per class, no thread cache, so each rent and return
 /// takes one uncontended lock.
 ///
+/// The guard derefs mutably to the `Vec` itself, so a renter can also replace it
+/// (`mem::replace`, `mem::swap`) or take its storage (`mem::take`). That is safe — whoever holds
+/// a vector owns it, and the pool keeps whichever vector the guard holds when it is dropped —
+/// but the pool cannot tell: it counts a return either way, so a vector taken out does not show
+/// in [`PoolStats::outstanding`], and a vector swapped in is kept as if it had been lent, in the
+/// class of its capacity. Unlike a [`BufferPool`](crate::BufferPool), which cannot be given a
+/// buffer it never lent ([`contract`](crate::contract) §5), a `VecPool` takes any vector its
+/// guard ends up holding.
+///
 /// ```
 /// use pool::VecPool;
 ///
@@ -161,7 +170,8 @@ impl<T: Send> VecPool<T> {
 }
 
 /// A vector rented from a [`VecPool`]: derefs to `Vec<T>` (push, extend, `io::Write` for
-/// bytes…), and goes back to the pool, emptied, when dropped.
+/// bytes…), and goes back to the pool, emptied, when dropped — whichever vector it holds then
+/// (see [`VecPool`] on replacing or taking it).
 #[must_use = "dropping a `PooledVec` gives the vector back at once"]
 pub struct PooledVec<'pool, T: Send> {
     vec: Vec<T>,

@@ -55,15 +55,26 @@ pub fn lines(n: usize, mut per_line: impl FnMut(&str) -> u8) -> u8 {
     (0..n).fold(0u8, |acc, _| acc ^ per_line(black_box(FIRST_LINE)))
 }
 
-/// The touch every buffer of the size experiments gets: write the first and last element,
-/// hide the buffer, read both back (the seed's `Touch`).
+/// The one touch every timed buffer gets, whatever holds it: write the first and the last
+/// byte, hide both from the optimiser, read them back (the seed's `Touch`). The reads go through
+/// references the optimiser cannot see through, so they are real loads for every buffer: the
+/// timed ways to get a buffer differ only in how they reach it.
+#[inline(always)]
+pub fn touch_ends(first: &mut u8, last: &mut u8) -> u8 {
+    *first = 1;
+    *last = 2;
+    let (first, last) = black_box((first, last));
+    *first ^ *last
+}
+
+/// [`touch_ends`] on a buffer's first and last byte (a buffer of fewer than two bytes gets no
+/// touch: 0).
 #[inline(always)]
 pub fn touch(buf: &mut [u8]) -> u8 {
-    let last = buf.len() - 1;
-    buf[0] = 1;
-    buf[last] = 2;
-    let buf = black_box(buf);
-    buf[0] ^ buf[last]
+    match buf {
+        [first, .., last] => touch_ends(first, last),
+        _ => 0,
+    }
 }
 
 /// The buffer sizes of the size experiment (P10) and its criterion bench: seed `003`'s decades
@@ -82,10 +93,16 @@ pub fn pool_sized_for(n: usize) -> BufferPool<u8> {
     })
 }
 
+/// Runs `f` on a fresh zeroed heap buffer of `n` bytes, freed afterwards.
+#[inline(always)]
+pub fn with_fresh<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut buf = vec![0u8; n];
+    f(&mut buf)
+}
+
 /// A fresh zeroed heap buffer of `n` bytes, touched and freed.
 pub fn fresh_touch(n: usize) -> u8 {
-    let mut buf = vec![0u8; n];
-    touch(&mut buf)
+    with_fresh(n, touch)
 }
 
 /// A buffer of `n` bytes rented from `pool`, touched and given back: the hit path of P10 and
@@ -93,25 +110,49 @@ pub fn fresh_touch(n: usize) -> u8 {
 /// batch loop counts is the rent, the touch and the give-back, not a call to this function.
 #[inline(always)]
 pub fn rent_touch(pool: &BufferPool<u8>, n: usize) -> u8 {
+    touch(&mut pool.rent(n))
+}
+
+/// The hit path with one bounds check more: the rented buffer sliced again to a length the
+/// optimiser cannot see (`buf[..len]`), touched, given back. The guard's own view skips that
+/// check; P10-hit counts what it would cost.
+#[inline(always)]
+pub fn rent_touch_checked(pool: &BufferPool<u8>, n: usize) -> u8 {
     let mut buf = pool.rent(n);
-    touch(&mut buf)
+    let len = black_box(buf.len());
+    touch(&mut buf[..len])
+}
+
+/// Runs `f` on a zeroed stack array of `N` bytes. The array goes through `black_box` first, so
+/// the zeroing is real: the optimiser cannot know which bytes `f` reads.
+#[inline(always)]
+pub fn with_zeroed_stack<const N: usize, R>(f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut buf = [0u8; N];
+    f(black_box(&mut buf))
 }
 
 /// A zeroed stack array of `N` bytes, touched.
 pub fn zeroed_stack_touch<const N: usize>() -> u8 {
-    let mut buf = [0u8; N];
-    touch(black_box(&mut buf))
+    with_zeroed_stack::<N, _>(touch)
 }
 
-/// An unzeroed stack array of `N` bytes (`MaybeUninit`), touched the same way: the two bytes
-/// are written before they are read, and nothing else is read, so no `unsafe` is needed.
-pub fn uninit_stack_touch<const N: usize>() -> u8 {
+/// Runs `f` on the first and last byte of an unzeroed stack array of `N` bytes
+/// (`MaybeUninit`), each written (with 0) before `f` sees it, so no byte is read before it is
+/// written and no `unsafe` is needed. For fewer than two bytes `f` does not run (`None`).
+#[inline(always)]
+pub fn with_unzeroed_stack_ends<const N: usize, R>(
+    f: impl FnOnce(&mut u8, &mut u8) -> R,
+) -> Option<R> {
     let mut buf = [const { MaybeUninit::<u8>::uninit() }; N];
-    let buf = black_box(&mut buf);
-    let first = *buf[0].write(1);
-    let last = *buf[N - 1].write(2);
-    black_box(buf);
-    first ^ last
+    match &mut black_box(&mut buf)[..] {
+        [first, .., last] => Some(f(first.write(0), last.write(0))),
+        _ => None,
+    }
+}
+
+/// An unzeroed stack array of `N` bytes, touched the same way as every other buffer.
+pub fn uninit_stack_touch<const N: usize>() -> u8 {
+    with_unzeroed_stack_ends::<N, _>(touch_ends).unwrap_or(0)
 }
 
 /// What the next renter finds in a buffer given back without clearing (P4).
@@ -455,7 +496,7 @@ impl ContentionWorkers {
             done: Barrier::new(threads + 1),
             results: Mutex::new(vec![None; threads]),
             no_cache: BufferPool::new(PoolConfig {
-                thread_cache: false,
+                thread_cache_max_len: 0,
                 ..crate::shared_config()
             }),
         });

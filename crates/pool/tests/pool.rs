@@ -103,27 +103,6 @@ fn a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer() {
     });
 }
 
-/// For the process-wide pool the thread's cache has a place of its own: the cache (one
-/// allocation) and maybe the pool's list of caches (when it grows), plus the buffer.
-#[test]
-fn a_threads_first_rent_from_the_shared_pool_allocates_its_cache_and_the_buffer() {
-    let shared = pool::shared();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            // 3,000 bytes: a bucket (4 KiB) no other test of this binary uses on the shared
-            // pool, so no other thread's buffer is on its stack.
-            let ((), first) = count(|| drop(shared.rent(3000)));
-            assert!(
-                (2..=3).contains(&first.allocs),
-                "the cache, maybe the list's growth, and one 4 KiB buffer: {first:?}"
-            );
-            assert!(first.bytes_allocated >= 4096);
-            let ((), second) = count(|| drop(shared.rent(3000)));
-            assert_eq!(second.allocs, 0);
-        });
-    });
-}
-
 /// P2, P8: one element above the largest bucket is exact-size and not kept.
 #[test]
 fn above_the_largest_bucket_is_exact_size_and_not_kept() {
@@ -296,6 +275,70 @@ fn clear_on_return_resets_only_the_prefix_that_was_shown() {
     );
 }
 
+/// An element whose `Default` rents from a pool this thread has never used: each call makes a
+/// new byte pool and rents from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct RentsWhenMade(u8);
+
+impl Default for RentsWhenMade {
+    fn default() -> Self {
+        let scratch = BufferPool::<u8>::new(PoolConfig::default());
+        let buf = scratch.rent(16);
+        Self(buf.len() as u8)
+    }
+}
+
+/// A fresh buffer is made after the pool has let go of this thread's storage, so element code
+/// that rents from another pool — one this thread has never used, whose cache it must
+/// register — runs safely (it once found the storage borrowed and panicked).
+#[test]
+fn a_fresh_buffer_whose_default_rents_from_a_new_pool_does_not_panic() {
+    let pool = BufferPool::<RentsWhenMade>::new(PoolConfig::default());
+    drop(pool.rent(16)); // this thread's cache for `pool` exists now
+    let other = BufferPool::<u8>::new(PoolConfig::default());
+    drop(other.rent(1)); // the fast path now knows `other`, not `pool`
+    let fresh = pool.rent(32); // a miss: a fresh buffer of `RentsWhenMade::default()`
+    assert_eq!(fresh.len(), 32);
+    assert!(fresh.iter().all(|&x| x == RentsWhenMade(16)));
+    drop(fresh);
+    let s = pool.stats();
+    assert_eq!((s.rents, s.allocations, s.returns), (2, 2, 2));
+}
+
+thread_local! {
+    /// Whether [`PanicsWhenMade::default`] panics on this thread.
+    static MAKING_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// An element whose `Default` panics when asked to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PanicsWhenMade;
+
+impl Default for PanicsWhenMade {
+    fn default() -> Self {
+        assert!(!MAKING_PANICS.get(), "no element today");
+        Self
+    }
+}
+
+/// A rent whose fresh buffer cannot be made (its element's `Default` panics) is not counted:
+/// the counts move only once the buffer exists, so `outstanding()` stays exact.
+#[test]
+fn a_rent_whose_fresh_buffer_panics_is_not_counted() {
+    let pool = BufferPool::<PanicsWhenMade>::new(PoolConfig::default());
+    drop(pool.rent(16));
+    MAKING_PANICS.set(true);
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let failed = std::panic::catch_unwind(|| pool.rent(32).len());
+    std::panic::set_hook(previous_hook);
+    MAKING_PANICS.set(false);
+    assert!(failed.is_err());
+    let s = pool.stats();
+    assert_eq!((s.rents, s.allocations, s.returns), (1, 1, 1));
+    assert_eq!(s.outstanding(), 0);
+}
+
 #[test]
 fn rent_cleared_resets_whatever_the_policy() {
     let pool = default_pool();
@@ -383,6 +426,8 @@ fn the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down() 
 fn max_per_bucket_usize_max_is_accepted_and_no_give_back_or_drop_panics() {
     let pool = BufferPool::<u8>::try_new(PoolConfig {
         max_per_bucket: usize::MAX,
+        max_shared_bytes: usize::MAX,
+        thread_cache_max_len: usize::MAX,
         ..PoolConfig::default()
     })
     .expect("any bound is a valid bound");
@@ -429,7 +474,7 @@ fn max_per_bucket_zero_keeps_only_the_thread_cache() {
 #[test]
 fn without_a_thread_cache_everything_goes_through_the_shared_stacks() {
     let pool = BufferPool::<u8>::new(PoolConfig {
-        thread_cache: false,
+        thread_cache_max_len: 0,
         max_per_bucket: 1,
         ..PoolConfig::default()
     });
@@ -439,6 +484,99 @@ fn without_a_thread_cache_everything_goes_through_the_shared_stacks() {
     assert_eq!((s.retained_buffers, s.discarded), (1, 1));
     let (_, stats) = count(|| drop(pool.rent(16)));
     assert_eq!(stats.allocs, 0);
+}
+
+/// P9: the shared stacks keep at most `max_shared_bytes`, all buckets together: a give-back
+/// that would take them past it is freed and counted as discarded, whatever its bucket.
+#[test]
+fn the_stacks_keep_at_most_max_shared_bytes_all_buckets_together() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        max_len: 4096,
+        max_per_bucket: 8,
+        max_shared_bytes: 3 * 1024,
+        thread_cache_max_len: 0,
+        ..PoolConfig::default()
+    });
+    // min(8 × (2 × 4,096 − 16), 3 KiB), and no thread term without thread caches.
+    assert_eq!(pool.max_retained_bytes(5), 3 * 1024);
+    let held: Vec<_> = (0..5).map(|_| pool.rent(1024)).collect();
+    drop(held);
+    let s = pool.stats();
+    assert_eq!(
+        (s.retained_bytes, s.retained_buffers, s.discarded),
+        (3072, 3, 2)
+    );
+    drop((pool.rent(16), pool.rent(4096)));
+    let s = pool.stats();
+    assert_eq!(
+        (s.retained_bytes, s.discarded),
+        (3072, 4),
+        "full: any bucket is refused"
+    );
+    let one = pool.rent(1024); // off the stack: 1 KiB of room again
+    drop(pool.rent(16)); // takes 16 B of it
+    assert_eq!(pool.stats().retained_bytes, 2048 + 16);
+    drop(one); // 1 KiB no longer fits
+    let s = pool.stats();
+    assert_eq!((s.retained_bytes, s.discarded), (2048 + 16, 5));
+}
+
+/// Buffers of buckets above `thread_cache_max_len` are not cached per thread: they go straight
+/// to the shared stacks, and a thread that rents only those gets no cache.
+#[test]
+fn buffers_above_the_thread_cache_limit_go_to_the_stacks_and_create_no_cache() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        thread_cache_max_len: 1000,
+        ..PoolConfig::default()
+    });
+    assert_eq!(pool.largest_cached_bucket(), 1024);
+    assert_eq!(
+        pool.max_retained_bytes(1) - pool.max_retained_bytes(0),
+        2 * 1024 - 16,
+        "one buffer of each bucket from 16 to 1,024 per live thread"
+    );
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            drop(pool.rent(2048));
+            let st = pool.stats();
+            assert_eq!((st.thread_caches, st.retained_bytes), (0, 2048));
+            drop(pool.rent(100));
+            assert_eq!(pool.stats().thread_caches, 1, "a size it caches");
+        })
+        .join()
+        .unwrap();
+    });
+}
+
+/// A pool without thread caches (`thread_cache_max_len: 0`) registers nothing on any thread:
+/// a thread's first rent allocates its buffer, and the give-back the stack's storage, nothing
+/// else.
+#[test]
+fn a_pool_without_thread_caches_registers_nothing_on_any_thread() {
+    let pool = BufferPool::<u8>::new(PoolConfig {
+        thread_cache_max_len: 0,
+        ..PoolConfig::default()
+    });
+    assert_eq!(pool.largest_cached_bucket(), 0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let (buf, rented) = count(|| pool.rent(LINE_BUFFER));
+            let ((), given_back) = count(|| drop(buf));
+            assert_eq!(
+                (rented.allocs, rented.bytes_allocated),
+                (1, LINE_BUFFER as u64)
+            );
+            let room = 4 * std::mem::size_of::<Box<[u8]>>() as u64;
+            assert_eq!((given_back.allocs, given_back.bytes_allocated), (1, room));
+        })
+        .join()
+        .unwrap();
+    });
+    let s = pool.stats();
+    assert_eq!(
+        (s.thread_caches, s.rents, s.returns, s.retained_buffers),
+        (0, 1, 1, 1)
+    );
 }
 
 /// P6: a `?` gives the buffer back.

@@ -117,6 +117,36 @@ fn the_vec_pool_keeps_at_most_max_per_bucket_per_class_and_trim_frees_them() {
     assert_eq!(vecs.stats().retained_buffers, 0);
 }
 
+/// The guard derefs mutably to the `Vec` itself: a vector swapped in is kept when the guard is
+/// dropped, as if it had been lent, and a vector whose storage was taken out (`mem::take`)
+/// still counts as returned — safe, and what the docs say the counts then mean.
+#[test]
+fn a_vec_swapped_into_the_guard_is_kept_and_a_taken_one_counts_as_returned() {
+    let vecs = VecPool::<u8>::new(1 << 10, 4);
+    let mut guard = vecs.rent_vec(64);
+    let foreign: Vec<u8> = Vec::with_capacity(256);
+    let foreign_addr = foreign.as_ptr();
+    let lent = std::mem::replace(&mut *guard, foreign);
+    assert_eq!(lent.capacity(), 64, "the renter owns the lent vector now");
+    drop(guard);
+    let s = vecs.stats();
+    assert_eq!((s.returns, s.outstanding(), s.retained_bytes), (1, 0, 256));
+    let again = vecs.rent_vec(200);
+    assert_eq!(
+        again.as_ptr(),
+        foreign_addr,
+        "the swapped-in vector, kept by capacity"
+    );
+    drop(again);
+
+    let mut guard = vecs.rent_vec(16);
+    let taken = std::mem::take(&mut *guard);
+    drop(guard);
+    let s = vecs.stats();
+    assert_eq!((s.rents, s.returns, s.outstanding()), (3, 3, 0));
+    assert_eq!(taken.capacity(), 16, "its storage left with the renter");
+}
+
 #[test]
 fn an_impossible_max_len_for_a_vec_pool_is_a_clear_error() {
     let err = VecPool::<u64>::try_new(usize::MAX / 2, 4).unwrap_err();

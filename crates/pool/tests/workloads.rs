@@ -12,27 +12,59 @@ const fn scaled(native: u64, miri: u64) -> u64 {
     common::scaled(native as usize, miri as usize) as u64
 }
 
-/// P9-time, P10, P10-hit: every way the timed tables get a buffer does the same touch (the
-/// first and last byte written, then read back), so they differ only in where the buffer
-/// comes from.
+/// P9-time, P10, P10-hit: every timed way to get a buffer hands the one touch a buffer of the
+/// size it names, and the touch writes 1 and 2 at that buffer's two ends and reads them back,
+/// so the ways differ only in where the buffer comes from. Each `with_*` function is a timed
+/// function without its touch (the timed function is `with_*` applied to `touch`): the test
+/// touches what it gives and checks where the bytes landed, then that the timed function
+/// returns what the touch does.
 #[test]
 fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
+    fn touched(buf: &mut [u8]) -> (usize, u8, u8, u8) {
+        let result = workloads::touch(buf);
+        (buf.len(), result, buf[0], buf[buf.len() - 1])
+    }
     let shared = pool::shared();
     for n in P10_SIZES
         .into_iter()
         .filter(|&n| !cfg!(miri) || n <= 10_000)
     {
-        let sized = workloads::pool_sized_for(n);
+        assert_eq!(
+            workloads::with_fresh(n, touched),
+            (n, 3, 1, 2),
+            "fresh, {n} B"
+        );
         assert_eq!(workloads::fresh_touch(n), 3, "fresh, {n} B");
-        for _ in 0..2 {
-            assert_eq!(workloads::rent_touch(shared, n), 3, "shared, {n} B");
-            assert_eq!(workloads::rent_touch(&sized, n), 3, "sized, {n} B");
-        }
+        let sized = workloads::pool_sized_for(n);
         assert_eq!(sized.largest_bucket(), n.next_power_of_two().max(16));
+        for (name, pool) in [("shared", shared), ("sized", &sized)] {
+            assert_eq!(touched(&mut pool.rent(n)), (n, 3, 1, 2), "{name}, {n} B");
+            assert_eq!(workloads::rent_touch(pool, n), 3, "{name}, {n} B");
+        }
     }
+    assert_eq!(
+        workloads::with_zeroed_stack::<64, _>(touched),
+        (64, 3, 1, 2)
+    );
+    assert_eq!(
+        workloads::with_zeroed_stack::<HIT_BYTES, _>(touched),
+        (HIT_BYTES, 3, 1, 2)
+    );
     assert_eq!(workloads::zeroed_stack_touch::<64>(), 3);
     assert_eq!(workloads::zeroed_stack_touch::<HIT_BYTES>(), 3);
+    let unzeroed = workloads::with_unzeroed_stack_ends::<HIT_BYTES, _>(|first, last| {
+        let result = workloads::touch_ends(first, last);
+        let distance = std::ptr::from_ref(last) as usize - std::ptr::from_ref(first) as usize;
+        (distance + 1, result, *first, *last)
+    });
+    assert_eq!(
+        unzeroed,
+        Some((HIT_BYTES, 3, 1, 2)),
+        "the two ends of 8 KiB"
+    );
     assert_eq!(workloads::uninit_stack_touch::<HIT_BYTES>(), 3);
+    let mut existing = [0u8; 64];
+    assert_eq!(touched(&mut existing), (64, 3, 1, 2), "the floor");
 }
 
 /// P12: one run is `ops` operations on each of `threads` workers, and a worker set serves many

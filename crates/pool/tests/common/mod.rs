@@ -2,9 +2,10 @@
 //! down under Miri.
 
 #[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
+pub static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
 
 /// Miri interprets every instruction: loop counts are scaled down there.
+#[allow(dead_code)] // not every test binary has loops to scale
 pub const fn scaled(native: usize, miri: usize) -> usize {
     if cfg!(miri) { miri } else { native }
 }
