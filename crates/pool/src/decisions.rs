@@ -40,8 +40,8 @@ pub struct Findings {
     /// With the most threads P12 ran: whether the shared pool was faster than the same pool
     /// without thread caches.
     pub contended_pool_beats_no_cache: Option<bool>,
-    /// P13, at 8 KiB, one thread: whether no other pool crate was faster than `pool::shared()`
-    /// (`Some(false)`: one was).
+    /// P13, at 8 KiB, one thread: whether no other pool that threads can share was faster than
+    /// `pool::shared()` (`Some(false)`: one was).
     pub no_pool_crate_beats_shared: Option<bool>,
 }
 
@@ -55,6 +55,10 @@ pub struct Counts {
     pub shared_limit: usize,
     /// The shared pool's largest pooled request, in bytes (P8).
     pub shared_max_len: usize,
+    /// The most bytes the shared pool's stacks keep, all buckets together (P9).
+    pub shared_stack_bytes: u64,
+    /// The most bytes one live thread's cache for the shared pool keeps (P9).
+    pub shared_cache_bytes_per_thread: u64,
     /// The most threads P12 ran.
     pub threads: usize,
     /// This machine's logical cores.
@@ -243,11 +247,11 @@ fn which_crate(f: &Findings) -> Rule {
     let (action, because) = match f.no_pool_crate_beats_shared {
         Some(true) => (
             "`pool::shared()`, or any pool crate within noise of it",
-            "no other pool crate measured was faster at 8 KiB on one thread (P13)",
+            "no other pool that threads can share was faster at 8 KiB on one thread (P13)",
         ),
         Some(false) => (
             "measure the crates you consider: another pool crate was faster here",
-            "a published pool crate beat `pool::shared()` at 8 KiB on one thread (P13)",
+            "a published pool that threads can share beat `pool::shared()` at 8 KiB on one thread (P13)",
         ),
         None => (
             "measure the crates you consider",
@@ -277,10 +281,12 @@ fn many_at_once(c: &Counts) -> Rule {
 fn very_large(c: &Counts, label: &impl Fn(usize) -> String) -> Rule {
     Rule {
         situation: "very large buffers",
-        action: "a pool with a known `max_len`, and `trim()` after the burst".to_owned(),
+        action: "a pool with a known `max_len` and byte budget, and `trim()` after the burst; another thread's cache is freed only when that thread next misses it or exits".to_owned(),
         because: format!(
-            "above its largest bucket ({} for the shared pool) a buffer is exact-size and not kept, and what is kept stays until `trim` (P8, P9)",
-            label(c.shared_max_len)
+            "above its largest bucket ({} for the shared pool) a buffer is exact-size and not kept; what is kept stays until `trim`, at most {} on the shared pool's stacks plus {} per live thread that used it, and `trim` cannot reach another live thread's cache (P8, P9)",
+            label(c.shared_max_len),
+            label(c.shared_stack_bytes as usize),
+            label(c.shared_cache_bytes_per_thread as usize),
         ),
         timed: false,
     }
@@ -393,6 +399,32 @@ mod tests {
         assert!(secrets.action.ends_with("not `rent_cleared`"));
         assert!(secrets.because.contains("reads 16 bytes"));
         assert!(!secrets.timed);
+    }
+
+    /// P11, P9: the rule for very large buffers states what the shared pool can keep and that
+    /// `trim` does not reach another live thread's cache.
+    #[test]
+    fn p11_the_large_buffer_rule_states_the_bound_and_what_trim_cannot_reach() {
+        let counts = Counts {
+            shared_max_len: 16 << 20,
+            shared_stack_bytes: 64 << 20,
+            shared_cache_bytes_per_thread: (2 << 20) - 16,
+            ..Counts::default()
+        };
+        let large = rules(&findings(), &counts, bytes)
+            .into_iter()
+            .find(|r| r.situation == "very large buffers")
+            .expect("the rule");
+        assert!(large.because.contains(
+            "at most 67108864 B on the shared pool's stacks plus 2097136 B per live thread"
+        ));
+        assert!(
+            large
+                .because
+                .contains("cannot reach another live thread's cache")
+        );
+        assert!(large.action.contains("next misses it or exits"));
+        assert!(!large.timed);
     }
 
     /// P11: the same findings give the same rules (so processes that agree print them), and

@@ -383,7 +383,7 @@ pub enum Source {
     SharedPool,
     /// A fresh `vec![0u8; 8192]` per operation: the allocator (and its own per-thread caches).
     FreshVec,
-    /// A pool like the shared one but without thread caches (`thread_cache: false`): every rent
+    /// A pool like the shared one but without thread caches (`thread_cache_max_len: 0`): every rent
     /// and give-back takes the bucket's lock, which all threads share.
     NoThreadCache,
 }
@@ -479,7 +479,7 @@ pub struct ContentionWorkers {
 impl ContentionWorkers {
     /// Spawns `threads` workers (at least 1), waiting for a job. Also creates the pool without
     /// thread caches that [`Source::NoThreadCache`] rents from: the shared pool's configuration
-    /// with `thread_cache: false`.
+    /// with `thread_cache_max_len: 0`.
     pub fn new(threads: usize) -> Self {
         Self::with_each_worker(threads, || ())
     }
@@ -616,7 +616,15 @@ pub use comparison::{Contender, Contenders};
 /// crate. Only with the `experiments` feature, which brings the other crates in.
 #[cfg(feature = "experiments")]
 mod comparison {
+    use std::cell::RefCell;
+
     use super::{fresh_touch, rent_touch, touch};
+
+    thread_local! {
+        /// One scratch vector per thread, grown to the largest request it has served: what a
+        /// Rust program often keeps instead of a pool.
+        static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
 
     /// A way to get a scratch buffer of `n` bytes, touch it and let it go (P13).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -629,6 +637,10 @@ mod comparison {
         LockfreeObjectPool,
         /// `opool` 0.2: a bounded lock-free queue (`crossbeam-queue`'s `ArrayQueue`).
         Opool,
+        /// `opool` 0.2's `LocalPool`: a queue for one thread (it is not `Send`), no atomics.
+        OpoolLocal,
+        /// No pool crate: a `thread_local!` `RefCell<Vec<u8>>` per thread, grown as needed.
+        ThreadLocalVec,
         /// No pool: the caller owns one `Vec<u8>` and passes it down.
         ReusedVec,
         /// No pool: a fresh `vec![0u8; n]` each time.
@@ -637,11 +649,13 @@ mod comparison {
 
     impl Contender {
         /// Every contender, in the order a table lists them.
-        pub const ALL: [Contender; 6] = [
+        pub const ALL: [Contender; 8] = [
             Self::SharedPool,
             Self::ObjectPool,
             Self::LockfreeObjectPool,
             Self::Opool,
+            Self::OpoolLocal,
+            Self::ThreadLocalVec,
             Self::ReusedVec,
             Self::FreshVec,
         ];
@@ -653,6 +667,8 @@ mod comparison {
                 Self::ObjectPool => "`object-pool` 0.6 (`Pool::pull`)",
                 Self::LockfreeObjectPool => "`lockfree-object-pool` 0.1 (`LinearObjectPool`)",
                 Self::Opool => "`opool` 0.2 (`Pool::get`)",
+                Self::OpoolLocal => "`opool` 0.2 (`LocalPool::get`, one thread)",
+                Self::ThreadLocalVec => "`thread_local!` `RefCell<Vec<u8>>`",
                 Self::ReusedVec => "one reused `Vec<u8>`",
                 Self::FreshVec => "fresh `vec![0u8; n]`",
             }
@@ -675,12 +691,14 @@ mod comparison {
 
     /// Every contender set up for buffers of `n` bytes, each holding one warm buffer, so that
     /// every operation is a hit (the other crates' pools hand out whole objects, so each pool
-    /// is for one size, as a user of them would set it up).
+    /// is for one size, as a user of them would set it up). It holds a `LocalPool`, so it
+    /// stays on the thread that made it.
     pub struct Contenders {
         n: usize,
         object_pool: object_pool::Pool<Vec<u8>>,
         lockfree: lockfree_object_pool::LinearObjectPool<Vec<u8>>,
         opool: opool::Pool<Zeroed, Vec<u8>>,
+        opool_local: opool::LocalPool<Zeroed, Vec<u8>>,
         reused: Vec<u8>,
     }
 
@@ -704,6 +722,7 @@ mod comparison {
                 object_pool: object_pool::Pool::new(1, move || vec![0u8; n]),
                 lockfree,
                 opool: opool::Pool::new_prefilled(1, Zeroed(n)),
+                opool_local: opool::LocalPool::new_prefilled(1, Zeroed(n)),
                 reused: vec![0u8; n],
             };
             for contender in Contender::ALL {
@@ -746,6 +765,26 @@ mod comparison {
             touch(&mut buf)
         }
 
+        /// `opool`'s `LocalPool`: `get`, touched, given back when the guard drops.
+        #[inline(always)]
+        pub fn opool_local(&self) -> u8 {
+            let mut buf = self.opool_local.get();
+            touch(&mut buf)
+        }
+
+        /// This thread's `thread_local!` scratch vector, grown to `n` bytes if it is shorter,
+        /// its first `n` bytes touched.
+        #[inline(always)]
+        pub fn thread_local_vec(&self) -> u8 {
+            let n = self.n;
+            SCRATCH.with_borrow_mut(|scratch| {
+                if scratch.len() < n {
+                    scratch.resize(n, 0);
+                }
+                touch(&mut scratch[..n])
+            })
+        }
+
         /// The caller's own `Vec<u8>`, touched: no pool at all.
         #[inline(always)]
         pub fn reused_vec(&mut self) -> u8 {
@@ -765,6 +804,8 @@ mod comparison {
                 Contender::ObjectPool => self.object_pool(),
                 Contender::LockfreeObjectPool => self.lockfree_object_pool(),
                 Contender::Opool => self.opool(),
+                Contender::OpoolLocal => self.opool_local(),
+                Contender::ThreadLocalVec => self.thread_local_vec(),
                 Contender::ReusedVec => self.reused_vec(),
                 Contender::FreshVec => self.fresh_vec(),
             }

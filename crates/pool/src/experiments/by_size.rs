@@ -120,12 +120,13 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
             .table("P10", Kind::Time, "", &runs),
     );
     table.note(runs[0].m.protocol_note());
-    table.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): a fresh buffer, the shared pool, a pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) and a floor that touches an existing buffer of that size, each with its twin. Every buffer gets the same touch: write the first and last byte, read them back. Both pools are warm: this is the hit path. No instruction counts: P10-hit counts the 8 KiB case.");
+    table.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): a fresh buffer, the shared pool, a pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) and a floor that touches an existing buffer of that size, each with its twin. Every buffer gets the same touch: write the first and last byte, read them back. Both pools are warm. No instruction counts: P10-hit counts the 8 KiB case.");
+    table.note(format!("Up to {} bytes a rent is the hit path, served from the thread's own cache; above it (the 10,000,000-byte row) threads do not cache, so a warm rent takes the buffer from its bucket's shared stack, behind that stack's lock.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
     table.note(bytes_note());
     table.note("The pool sized for n is drawn in the figure below the table rather than printed; the last conclusion compares it with the shared pool. The mimalloc columns are the same runs in processes of `pool-experiments-mimalloc`; X1-pool draws the conclusion for each size.");
     let all: Vec<&BySize> = runs.iter().collect();
     table.conclude(
-        "under glibc, the size from which the shared pool's hit path is faster than a fresh `vec![0u8; n]`, and stays faster at every larger size measured (seed 003: from about 1 KB)",
+        "under glibc, the size from which the shared pool's hit path is faster than a fresh `vec![0u8; n]`, and stays faster at every larger size measured (seed 003: from 10,000 B; at 1,000 B it found the two about the same)",
         BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
     );
     if let Some(mm) = &mimalloc {

@@ -12,8 +12,9 @@ use crate::workloads::{self, Contender, Contenders, HIT_BYTES, P13_SIZES};
 
 pub(super) const P13: Function = lab::function!(p13_other_pools);
 
-/// The pool crates among the contenders.
-const POOLS: [Contender; 4] = [
+/// The pools among the contenders that threads can share, as they can share `pool::shared()`:
+/// the ones its target is about.
+const SHAREABLE_POOLS: [Contender; 4] = [
     Contender::SharedPool,
     Contender::ObjectPool,
     Contender::LockfreeObjectPool,
@@ -30,7 +31,7 @@ fn name(contender: Contender, n: usize) -> String {
 /// of the fastest").
 pub(super) fn shared_is_fastest(p: &Measurements, n: usize) -> bool {
     let shared = name(Contender::SharedPool, n);
-    POOLS[1..]
+    SHAREABLE_POOLS[1..]
         .iter()
         .all(|other| p.faster(&name(*other, n), &shared) != Some(true))
 }
@@ -50,6 +51,10 @@ fn p13_other_pools(run: &Run) -> Vec<Table> {
         timing.method_pair(&name(Contender::LockfreeObjectPool, n), a, b);
         let (a, b) = lab::twins!(move || c.opool());
         timing.method_pair(&name(Contender::Opool, n), a, b);
+        let (a, b) = lab::twins!(move || c.opool_local());
+        timing.method_pair(&name(Contender::OpoolLocal, n), a, b);
+        let (a, b) = lab::twins!(move || c.thread_local_vec());
+        timing.method_pair(&name(Contender::ThreadLocalVec, n), a, b);
         // `Contenders::reused_vec` needs `&mut`; each copy of the closure owns a `Vec` instead,
         // and does what that method does: touch the caller's own buffer.
         let mut reused = vec![0u8; n];
@@ -87,13 +92,31 @@ fn p13_other_pools(run: &Run) -> Vec<Table> {
                 .map_or(Cell::Empty, |(_, bytes)| Cell::Bytes(*bytes))
         });
     let mut table = run.own(m.table_with(run.experiment.id, "", &columns));
-    table.note("Every contender hands out a buffer of the size named, touched the same way (first and last byte written and read back), and takes it back. The published crates' pools hand out whole objects, so each holds `Vec<u8>`s of one size, warmed with one, as a user of them would set them up; this crate's is `pool::shared()` as a user calls it, `shared()` included in every operation. `object-pool` 0.6 keeps its objects behind a `parking_lot::Mutex`; `lockfree-object-pool` 0.1's `LinearObjectPool` in a lock-free list, with a locked atomic instruction on each pull and each return, which an instruction count weighs like any other; `opool` 0.2 in a bounded lock-free queue. One reused `Vec` is what a caller that can pass its buffer down does without any pool.");
+    table.note("Every contender hands out a buffer of the size named, touched the same way (first and last byte written and read back), and takes it back. The published crates' pools hand out whole objects, so each holds `Vec<u8>`s of one size, warmed with one, as a user of them would set them up; this crate's is `pool::shared()` as a user calls it, `shared()` included in every operation. `object-pool` 0.6 keeps its objects behind a `parking_lot::Mutex`; `lockfree-object-pool` 0.1's `LinearObjectPool` in a lock-free list, with a locked atomic instruction on each pull and each return, which an instruction count weighs like any other; `opool` 0.2's `Pool` in a bounded lock-free queue, and its `LocalPool` in a plain queue that only its own thread can use (it is not `Send`).");
+    table.note("Two ways need no pool crate: a `thread_local!` `RefCell<Vec<u8>>` per thread, grown to the largest request and sliced to each one (like a pool's buffer, it keeps the previous user's bytes), and one `Vec` the caller owns and passes down. Neither can hand a buffer to another thread, and the thread-local one holds its memory until the thread exits.");
     table.note("Bytes per operation are counted on this thread over 100 operations of each, after the timed run.");
     for n in P13_SIZES {
         table.conclude(
-            format!("the target, at {}: `pool::shared()` the fastest of the four pool crates, or within noise of the fastest, on one thread (a published crate that beat it at its own job would be the better pick)", bytes_label(n)),
+            format!("the target, at {}: `pool::shared()` the fastest of the pools threads can share (`object-pool`, `lockfree-object-pool`, `opool`'s `Pool`), or within noise of the fastest, on one thread (a published crate that beat it at its own job would be the better pick)", bytes_label(n)),
             m.target(|p| Some(shared_is_fastest(p, n))),
         );
+    }
+    for other in [Contender::OpoolLocal, Contender::ThreadLocalVec] {
+        for n in P13_SIZES {
+            table.conclude(
+                format!(
+                    "at {}, the faster of `pool::shared()` and {}, which serves one thread only",
+                    bytes_label(n),
+                    other.label()
+                ),
+                m.faster_of(
+                    &name(Contender::SharedPool, n),
+                    "`pool::shared()`",
+                    &name(other, n),
+                    other.label(),
+                ),
+            );
+        }
     }
     vec![table]
 }

@@ -2,15 +2,16 @@
 //! not pay or holds on to memory (P9).
 
 use std::hint::black_box;
+use std::sync::Barrier;
 
 use lab::fmt::thousands;
 use lab::report::{Function, Run};
 use lab::table::Columns;
-use lab::{Cell, Kind, Table, count};
+use lab::{AllocStats, Cell, Kind, Table, count};
 
 use super::{SEED_ITALIC, warm};
 use crate::workloads::{self, LINE_BUFFER};
-use crate::{BufferPool, PoolConfig, Rented, SHARED_MAX_LEN, shared_config};
+use crate::{BufferPool, PoolConfig, Rented, SHARED_MAX_LEN, shared};
 
 pub(super) const P7: Function = lab::function!(p7_capacity);
 pub(super) const P8: Function = lab::function!(p8_ceiling);
@@ -31,7 +32,7 @@ fn p7_bytes_per_round(pool: &BufferPool<u8>, k: usize) -> u64 {
 
 /// The seed's rows: buffers beyond its limit, its k and its bytes per round.
 const P7_SEED: [(Option<i64>, &str, &str); 11] = [
-    (Some(-1), "1 to 257", "0.0 B"),
+    (Some(-1), "256", "0.0 B"),
     (Some(0), "257", "0.0 B"),
     (Some(1), "258", "152.0 B"),
     (Some(3), "260", "456.0 B"),
@@ -57,7 +58,9 @@ struct Held {
 
 fn p7_capacity(run: &Run) -> Vec<Table> {
     let sized = BufferPool::<u8>::new(PoolConfig::default());
-    let shared_pool = BufferPool::<u8>::new(shared_config());
+    // A pool of its own with the process-wide pool's configuration, so that its stacks start
+    // empty whatever the other experiments left on the process-wide one.
+    let shared_pool = BufferPool::<u8>::new(*shared().config());
     let limit = |p: &BufferPool<u8>| 1 + p.config().max_per_bucket;
     let (sized_limit, shared_limit) = (limit(&sized), limit(&shared_pool));
     let rows: Vec<Held> = P7_SEED
@@ -104,6 +107,7 @@ fn p7_capacity(run: &Run) -> Vec<Table> {
     );
     table.note(format!("The limit is one buffer in the thread's cache plus the bucket's shared stack: 1 + {} = {sized_limit} for `PoolConfig::default()`, 1 + 32 × {} logical cores = {shared_limit} for the shared configuration (.NET: 1 + 32 × cores = 257 on the seed's 8 cores). Rows are aligned on the number of buffers beyond each pool's limit.", sized_limit - 1, (shared_limit - 1) / 32));
     table.note("Beyond the limit every extra buffer costs exactly its 128 bytes per round: the pool keeps what it can and frees the rest (counted in `PoolStats::discarded`). .NET's figures per extra buffer are 152 B, the array header included.");
+    table.note("The seed's −1 row is its first row, \"k = 1 to 257: 0.0 B\", at k = 256.");
     table.note(SEED_ITALIC);
     vec![table]
 }
@@ -138,7 +142,7 @@ fn observe(c: &Ceiling<'_>) -> Observed {
 }
 
 fn p8_ceiling(run: &Run) -> Vec<Table> {
-    let shared_pool = BufferPool::<u8>::new(shared_config());
+    let shared_pool = BufferPool::<u8>::new(*shared().config());
     let sized = BufferPool::<u8>::new(PoolConfig::default());
     let not_a_power_of_two = BufferPool::<u8>::new(PoolConfig {
         max_len: 1_000_000,
@@ -197,19 +201,40 @@ fn p8_ceiling(run: &Run) -> Vec<Table> {
             })
             .table("P8", Kind::Count, "", &rows),
     );
-    table.note(format!("One element above the largest bucket is allocated at exactly the requested size — no rounding, no overshoot — and freed when given back. The largest bucket is `max_len` rounded up to a power of two, so a request above `max_len` but within that bucket is pooled like any other (the last row). The shared pool's ceiling is {} bytes, not .NET's 1 GiB: nothing here trims the pool under memory pressure, so a 1 GiB buffer rented once would stay for the life of the process.", thousands(SHARED_MAX_LEN as u64)));
+    table.note("One element above the largest bucket is allocated at exactly the requested size — no rounding, no overshoot — and freed when given back. The largest bucket is `max_len` rounded up to a power of two, so a request above `max_len` but within that bucket is pooled like any other (the last row).");
+    table.note(format!("The ceiling limits the size of one buffer, not what the pool keeps: that is bounded apart (P9). The shared pool's ceiling is {} bytes, not .NET's 1 GiB, so that its stacks' {}-byte budget holds several buffers of its largest bucket; nothing here trims by age, as .NET's runtime does on every gen-2 collection.", thousands(SHARED_MAX_LEN as u64), thousands(shared().config().max_shared_bytes as u64)));
     table.note(SEED_ITALIC);
     vec![table]
 }
 
-/// One row of P9: what was done, its counts, and the seed's figures where it measured the same.
+/// One row of P9: what was done, its counts on this thread (none where another thread did
+/// it), and the seed's figures where it measured the same.
 struct Kept {
     what: &'static str,
-    allocated: u64,
-    freed: u64,
+    allocated: Option<u64>,
+    freed: Option<u64>,
     held_after: Option<u64>,
     seed_allocated: &'static str,
     seed_held: &'static str,
+}
+
+impl Kept {
+    /// A row counted on this thread.
+    fn counted(
+        what: &'static str,
+        stats: AllocStats,
+        held_after: u64,
+        seed_held: &'static str,
+    ) -> Self {
+        Kept {
+            what,
+            allocated: Some(stats.bytes_allocated),
+            freed: Some(stats.bytes_freed),
+            held_after: Some(held_after),
+            seed_allocated: "",
+            seed_held,
+        }
+    }
 }
 
 /// Bytes allocated and freed per call of `f`, over 1,000 calls.
@@ -219,6 +244,27 @@ fn per_call(f: &dyn Fn() -> u8) -> (u64, u64) {
     (stats.bytes_allocated / CALLS, stats.bytes_freed / CALLS)
 }
 
+/// What `pool` holds after another live thread cached a 1 KiB buffer and this thread called
+/// `trim()`, and after that thread exited.
+fn idle_thread_cache(pool: &BufferPool<u8>) -> (u64, u64) {
+    let (cached, trimmed) = (Barrier::new(2), Barrier::new(2));
+    std::thread::scope(|s| {
+        let idle = s.spawn(|| {
+            drop(pool.rent(1000));
+            cached.wait();
+            trimmed.wait();
+        });
+        cached.wait();
+        pool.trim();
+        let after_trim = pool.stats().retained_bytes;
+        trimmed.wait();
+        // `join` waits for the thread's exit, its thread-local destructors included.
+        let exited = idle.join();
+        exited.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (after_trim, pool.stats().retained_bytes)
+    })
+}
+
 fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
     let pool = BufferPool::<u8>::new(PoolConfig::default());
     warm(&pool, 64);
@@ -226,8 +272,8 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
         let (allocated, freed) = per_call(f);
         Kept {
             what,
-            allocated,
-            freed,
+            allocated: Some(allocated),
+            freed: Some(freed),
             held_after: None,
             seed_allocated,
             seed_held: "",
@@ -236,8 +282,8 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
     let (allocated, freed) = per_call(&|| workloads::rent_touch(&pool, 64));
     let rent_64 = Kept {
         what: "`rent(64)` + give back, per call (a warm pool, 1,000 calls)",
-        allocated,
-        freed,
+        allocated: Some(allocated),
+        freed: Some(freed),
         held_after: Some(pool.stats().retained_bytes),
         seed_allocated: "0 B (`Rent` + `Return`)",
         seed_held: "",
@@ -247,26 +293,42 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
         &|| pool.rent(64).len() as u8,
         "24 B (`MemoryPool<byte>.Shared.Rent` returns an `IMemoryOwner`)",
     );
-    let big = BufferPool::<u8>::new(shared_config());
+    // A pool of its own with the process-wide pool's configuration, started empty.
+    let big = BufferPool::<u8>::new(*shared().config());
+    let held = || big.stats().retained_bytes;
     const EIGHT_MIB: usize = 8 << 20;
     let ((), rented) = count(|| drop(big.rent(EIGHT_MIB)));
-    let rent_big = Kept {
-        what: "`rent(8 MiB)` + give back, once (the thread's first use of this pool)",
-        allocated: rented.bytes_allocated,
-        freed: rented.bytes_freed,
-        held_after: Some(big.stats().retained_bytes),
-        seed_allocated: "",
-        seed_held: "about 8.39 MB still held after 4 forced gen-2 collections, and after 14 in 95 s",
-    };
+    let rent_big = Kept::counted(
+        "`rent(8 MiB)` + give back, once: above the thread-cache limit, so onto the shared stack",
+        rented,
+        held(),
+        "about 8.39 MB still held after 4 forced gen-2 collections, and after 14 in 95 s",
+    );
     let (released, trimmed) = count(|| big.trim());
     assert_eq!(released, EIGHT_MIB as u64, "trim reports what it freed");
-    let trim = Kept {
-        what: "… then `trim()`",
-        allocated: trimmed.bytes_allocated,
-        freed: trimmed.bytes_freed,
-        held_after: Some(big.stats().retained_bytes),
+    let trim = Kept::counted(
+        "… then `trim()`",
+        trimmed,
+        held(),
+        "no call releases it (the seed: \"a trim heuristic tied to memory pressure\", which its run did not create)",
+    );
+    let ((), burst) = count(|| drop([(); 5].map(|()| big.rent(SHARED_MAX_LEN))));
+    let burst = Kept::counted(
+        "five `rent(16 MiB)` held at once, then given back: the stacks' budget keeps four",
+        burst,
+        held(),
+        "",
+    );
+    let (_, trimmed) = count(|| big.trim());
+    let burst_trimmed = Kept::counted("… then `trim()`", trimmed, held(), "");
+    let (after_trim, after_exit) = idle_thread_cache(&big);
+    let other_thread = |what, held_after| Kept {
+        what,
+        allocated: None,
+        freed: None,
+        held_after: Some(held_after),
         seed_allocated: "",
-        seed_held: "no call releases it; the runtime trims under memory pressure, which the seed did not create",
+        seed_held: "",
     };
     let rows = [
         rent_64,
@@ -283,6 +345,13 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
         guard,
         rent_big,
         trim,
+        burst,
+        burst_trimmed,
+        other_thread(
+            "another live thread caches a `rent(1000)`; `trim()` on this thread",
+            after_trim,
+        ),
+        other_thread("… then that thread exits", after_exit),
     ];
     let seed = |s: &'static str| {
         if s.is_empty() {
@@ -291,20 +360,28 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
             Cell::Seed(s.into())
         }
     };
+    let bytes = |n: Option<u64>| n.map_or(Cell::Empty, Cell::Bytes);
     let mut table = run.own(
         Columns::new()
             .col("what", |r: &Kept| Cell::text(r.what))
-            .col("bytes allocated", |r: &Kept| Cell::Bytes(r.allocated))
-            .col("bytes freed", |r: &Kept| Cell::Bytes(r.freed))
-            .col("bytes the pool holds after", |r: &Kept| {
-                r.held_after.map_or(Cell::Empty, Cell::Bytes)
-            })
+            .col("bytes allocated", |r: &Kept| bytes(r.allocated))
+            .col("bytes freed", |r: &Kept| bytes(r.freed))
+            .col("bytes the pool holds after", |r: &Kept| bytes(r.held_after))
             .col("seed: bytes allocated", |r: &Kept| seed(r.seed_allocated))
             .col("seed: held after", |r: &Kept| seed(r.seed_held))
             .table("P9", Kind::Count, "", &rows),
     );
     table.note(format!("A 64-byte buffer is cheap to allocate and free (the allocator's size-class caches are a pool already); its time is in P9-time. A `Rented<u8>` is {} B on the stack — the buffer, its length and the pool — so there is no heap object per rent, unlike .NET's `MemoryPool` (an `IMemoryOwner` per rent).", std::mem::size_of::<Rented<'_, u8>>()));
-    table.note("The 8 MiB rent allocates the buffer and this thread's cache for the pool, its first use; given back, the buffer stays in the pool until `trim()` frees it. The seed warns that its own figure must not be read as \"the pool never returns memory\": .NET's pool trims itself under memory pressure. Nothing does that here, which is why `pool::shared()` keeps nothing above 16 MiB and a pool for larger buffers should be trimmed by its owner.");
+    let config = shared().config();
+    table.note(format!(
+        "The rows from the 8 MiB rent on use a pool with `pool::shared()`'s configuration: threads cache buckets up to {} bytes, the stacks keep at most {} buffers per bucket and {} bytes in all, so it holds at most {} bytes plus {} per live thread that used it (`max_retained_bytes`). The 8 MiB buffer goes to the stack, taking its first storage (4 places); given back, it stays until `trim()` frees it.",
+        thousands(big.largest_cached_bucket() as u64),
+        thousands(config.max_per_bucket as u64),
+        thousands(config.max_shared_bytes as u64),
+        thousands(big.max_retained_bytes(0)),
+        thousands(big.max_retained_bytes(1) - big.max_retained_bytes(0)),
+    ));
+    table.note("`trim()` reaches the stacks and the calling thread's cache; another live thread's cache is freed only when that thread next misses its cache or exits (the last two rows, counted on that thread, not this one). The seed warns that its own 8 MB figure must not be read as \"the pool never returns memory\": the .NET runtime trims its shared pool on every gen-2 collection, by age (dotnet/runtime's `SharedArrayPool.cs`). Nothing trims by itself here; the bound above is what caps it.");
     table.note(SEED_ITALIC);
     vec![table]
 }

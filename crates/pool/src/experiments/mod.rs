@@ -35,7 +35,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Source {
             seed: "002",
-            note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10, a Core i7-8665U laptop (x64, Windows). At 8 KiB of `double` it timed an unzeroed literal `stackalloc` at 4.9 ns and `ArrayPool.Shared` at 16.0 ns, from two of its benchmarks; it calls that 3.2 times, and the two figures as printed give 3.3×.",
+            note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10, a Core i7-8665U laptop (x64, Windows). At 8 KiB of `double` it timed an unzeroed literal `stackalloc` at 4.9 ns and `ArrayPool.Shared` at 16.0 ns, from two of its benchmarks; it calls that 3.2 times, and the two figures as printed give 3.3×. It warns that a 3 ns difference between its instruments would be 20–60 % of rows that small, and treats factors between them as an order of magnitude only.",
         },
         Source {
             seed: "003",
@@ -165,8 +165,11 @@ const EXPERIMENTS: &[Experiment] = &[
         run: limits::P9,
         pinned_by: &[
             "crates/pool/tests/pool.rs::trim_releases_every_byte_the_pool_retains",
+            "crates/pool/tests/pool.rs::the_stacks_keep_at_most_max_shared_bytes_all_buckets_together",
             "crates/pool/tests/threads.rs::trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss",
+            "crates/pool/tests/threads.rs::trim_leaves_an_idle_threads_cache_in_place_until_it_visits_the_pool_or_exits",
             "crates/pool/tests/threads.rs::what_the_pool_retains_stays_within_the_bound_of_its_live_threads",
+            "crates/pool/tests/shared_pool.rs::the_shared_pool_retains_at_most_64_mib_plus_2_mib_per_live_thread",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -183,7 +186,7 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "P10",
         kind: Kind::Time,
-        title: "Time per buffer by size: a fresh `vec![0u8; n]` against renting and giving back (the hit path)",
+        title: "Time per buffer by size: a fresh `vec![0u8; n]` against renting and giving back from a warm pool",
         run: by_size::P10,
         pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
         allocator_sensitive: true,
@@ -242,6 +245,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/pool/src/decisions.rs::p11_the_per_call_rule_follows_the_crossover",
             "crates/pool/src/decisions.rs::p11_the_stack_rule_cites_the_zeroed_array_too",
             "crates/pool/src/decisions.rs::p11_secrets_are_given_back_cleared_not_rented_cleared",
+            "crates/pool/src/decisions.rs::p11_the_large_buffer_rule_states_the_bound_and_what_trim_cannot_reach",
             "crates/pool/src/decisions.rs::p11_rules_are_a_function_of_the_findings",
         ],
         allocator_sensitive: false,

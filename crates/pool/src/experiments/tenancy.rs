@@ -141,14 +141,14 @@ const CONTRACT: [[&str; 4]; 11] = [
     ],
     [
         "give back a buffer the pool never lent",
-        "checked by length only: accepted if its length is a bucket size (seed: `Return(new P9[128])`, then `Rent(128)` hands it out with its 77); `ArgumentException` otherwise, `ArgumentNullException` for `null`",
+        "checked by length only: kept if its length is a bucket's exact size (seed: `Return(new P9[128])`, then `Rent(128)` hands it out with its 77); `ArgumentException` for a length within the buckets that is not a bucket's size (seed: `new PA[100]`), `ArgumentNullException` for `null`; an empty array, or one above the largest bucket, silently not kept",
         "compile error: there is no give-back method, and a guard cannot be built outside the crate",
         "§5",
     ],
     [
         "send a rented buffer to a thread that may outlive the pool",
         "not applicable (the GC keeps the pool alive)",
-        "compile error for a borrowed guard (borrowed value does not live long enough); `rent_owned` gives a `'static`, `Send` guard holding an `Arc` of the pool",
+        "compile error for a guard that borrows a shorter-lived pool (borrowed value does not live long enough); `rent_owned` gives a `'static`, `Send` guard holding an `Arc` of the pool, and a guard of `pool::shared()` or of a pool in a `static` is `'static` already",
         "§7",
     ],
     [
@@ -188,7 +188,9 @@ fn p5_contract(run: &Run) -> Vec<Table> {
     let mut table = run.own(
         Columns::new()
             .col("rule", |r: &Rule| Cell::text(r[0]))
-            .col(".NET `ArrayPool` (seed)", |r: &Rule| Cell::text(r[1]))
+            .col(".NET `ArrayPool.Shared` (seed)", |r: &Rule| {
+                Cell::text(r[1])
+            })
             .col("Rust `pool`", |r: &Rule| Cell::text(r[2]))
             .col("pinned by", |r: &Rule| Cell::text(r[3]))
             .table("P5", Kind::Fact, "", &CONTRACT),
@@ -199,6 +201,7 @@ fn p5_contract(run: &Run) -> Vec<Table> {
         .collect();
     let after = |how: LetGo| left.iter().find(|(h, _)| *h == how).map_or(0, |(_, n)| *n);
     table.note("Each compile error is a `compile_fail` doctest in `crates/pool/src/contract.rs`, next to a compiling twin that differs only in obeying the rule (stable rustdoc does not check the error code, so the twin is what shows the example fails for the right reason).");
+    table.note("The .NET column is the seed's measurements where it has them; what `Return` checks beyond them is read from dotnet/runtime's `SharedArrayPool.cs`, the pool `ArrayPool.Shared` returns.");
     table.note(format!(
         "Clearing a 16-byte secret, counted: the next plain renter of the same buffer reads {} of its bytes after a plain give-back, {} after `rent_cleared`, {} after `give_back_cleared` and {} from a pool that clears on return.",
         after(LetGo::GiveBack),

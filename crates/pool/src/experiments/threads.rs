@@ -7,28 +7,44 @@ use lab::publish::Verdict;
 use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::timing::{Measured, Schedule, Timing};
-use lab::{Cell, Kind, Table, count};
+use lab::{Cell, Kind, Table};
 
-use crate::workloads::{CONTENTION_OPS, CONTENTION_THREADS, ContentionWorkers, Source};
+use crate::workloads::{CONTENTION_OPS, CONTENTION_THREADS, ContentionWorkers, HIT_BYTES, Source};
 
 pub(super) const P12: Function = lab::function!(p12_contention);
 
 const FLOOR: &str = "release the workers and wait for them, no operations";
 
-/// One thread count: its workers' timing run and what one operation allocates.
+/// One thread count: its workers' timing run and what the pools allocated during it.
 struct Threads {
     threads: usize,
     m: Measured,
-    bytes_per_op: [u64; 3],
+    /// Allocations each pool counted over the whole timing run (all its rounds, calibration
+    /// included), in [`Source::ALL`]'s order; `None` for the fresh `vec!`, which is no pool.
+    pool_allocations: [Option<u64>; 3],
 }
 
 fn time_threads(run: &Run, threads: usize) -> Threads {
     // Each worker switches counting off on its own thread, as the timing does on this one.
     let workers = ContentionWorkers::with_each_worker(threads, lab::alloc::pause);
+    // One buffer per worker on the pool without thread caches, so that no interleaving of the
+    // workers finds its stack empty; the shared pool's workers warm their own caches below.
+    let no_cache = workers.no_cache_pool();
+    drop(Vec::from_iter(
+        (0..threads).map(|_| no_cache.rent(HIT_BYTES)),
+    ));
     for source in Source::ALL {
         // Warm-up: each worker's cache and first buffer, outside the timing.
         workers.run(source, CONTENTION_OPS);
     }
+    let allocations = || {
+        Source::ALL.map(|source| match source {
+            Source::SharedPool => Some(crate::shared().stats().allocations),
+            Source::NoThreadCache => Some(no_cache.stats().allocations),
+            Source::FreshVec => None,
+        })
+    };
+    let before = allocations();
     // The workers' instructions are not the batch loop's: callgrind's window sees only this
     // thread releasing and waiting for them.
     let mut timing = Timing::new(run.config().without_instructions());
@@ -42,14 +58,15 @@ fn time_threads(run: &Run, threads: usize) -> Threads {
         workers.run(Source::SharedPool, 0).total_ops()
     });
     let m = timing.run(Schedule::Interleaved);
-    let bytes_per_op = Source::ALL.map(|source| {
-        workers.op(source);
-        count(|| workers.op(source)).1.bytes_allocated
-    });
+    let after = allocations();
+    let mut pool_allocations = [None; 3];
+    for (i, delta) in pool_allocations.iter_mut().enumerate() {
+        *delta = after[i].zip(before[i]).map(|(a, b)| a - b);
+    }
     Threads {
         threads,
         m,
-        bytes_per_op,
+        pool_allocations,
     }
 }
 
@@ -67,6 +84,15 @@ fn ops_per_second(m: &Measured, source: Source) -> Option<f64> {
         Verdict::Published(ns) if ns > 0.0 => Some(CONTENTION_OPS as f64 * 1e9 / ns),
         _ => None,
     }
+}
+
+/// Whether the shared pool was faster per run than `source`, in every process of `m` (empty
+/// for the shared pool's own row).
+fn shared_faster(m: &Measured, source: Source) -> Cell {
+    if source == Source::SharedPool {
+        return Cell::Empty;
+    }
+    Cell::Claim(m.faster_of(Source::SharedPool.label(), "yes", source.label(), "no"))
 }
 
 fn p12_contention(run: &Run) -> Vec<Table> {
@@ -87,35 +113,27 @@ fn p12_contention(run: &Run) -> Vec<Table> {
         })
         .collect();
     let mimalloc = all[0].m.under(Allocator::Mimalloc).is_some();
-    let fresh = Source::FreshVec.label();
     let mut table = run.own(
         Columns::new()
             .col("threads", |r: &Row<'_>| Cell::count(r.t.threads))
             .col("source of each 8 KiB", |r: &Row<'_>| {
                 Cell::text(r.source.label())
             })
-            .col("per run", |r: &Row<'_>| {
-                r.t.m.expect(r.source.label()).median_cell()
-            })
             .col("operations per second, per thread", |r: &Row<'_>| {
                 ops_per_second(&r.t.m, r.source).map_or(Cell::NotResolvable, |ops| {
                     Cell::Count(round_significant(ops, 3) as u64)
                 })
             })
-            .col("time / fresh `vec!`", |r: &Row<'_>| {
-                if r.source == Source::FreshVec {
-                    Cell::Empty
-                } else {
-                    r.t.m.ratio_cell(r.source.label(), fresh)
-                }
+            .col("`pool::shared()` faster per run?", |r: &Row<'_>| {
+                shared_faster(&r.t.m, r.source)
             })
-            .col_if(mimalloc, "per run, mimalloc", |r: &Row<'_>| {
+            .col_if(mimalloc, "… under mimalloc", |r: &Row<'_>| {
                 r.t.m
                     .under(Allocator::Mimalloc)
-                    .map_or(Cell::Empty, |mm| mm.expect(r.source.label()).median_cell())
+                    .map_or(Cell::Empty, |mm| shared_faster(mm, r.source))
             })
-            .col("bytes allocated per operation", |r: &Row<'_>| {
-                Cell::Bytes(r.t.bytes_per_op[r.index])
+            .col("the pool's allocations, whole timed run", |r: &Row<'_>| {
+                r.t.pool_allocations[r.index].map_or(Cell::Empty, Cell::Count)
             })
             .col("twin disagreement", |r: &Row<'_>| {
                 Cell::Percent(r.t.m.expect(r.source.label()).twin_disagreement_pct())
@@ -141,41 +159,6 @@ fn p12_contention(run: &Run) -> Vec<Table> {
     } else {
         format!("This machine has {cores} logical cores: every thread has a core of its own.")
     });
-    table.note("Bytes allocated per operation are counted on this thread, one operation each, after warm-up. The pool without thread caches is the shared pool's configuration with `thread_cache: false`: every rent and give-back takes the lock of the bucket's stack, which all threads share. The allocator is paused on the workers as it is here.");
-    let last = all.last().expect("at least one thread count");
-    last.m.conclude_under_each(
-        &mut table,
-        |allocator| {
-            format!(
-                "with {most} threads on {cores} logical cores, under {}, the faster per run: the shared pool or a fresh `vec!`",
-                allocator.short()
-            )
-        },
-        |under| {
-            under.faster_of(
-                Source::SharedPool.label(),
-                "the shared pool",
-                fresh,
-                "a fresh `vec!`",
-            )
-        },
-    );
-    last.m.conclude_under_each(
-        &mut table,
-        |allocator| {
-            format!(
-                "with {most} threads, under {}, the faster per run: the shared pool or the pool without thread caches",
-                allocator.short()
-            )
-        },
-        |under| {
-            under.faster_of(
-                Source::SharedPool.label(),
-                "the shared pool",
-                Source::NoThreadCache.label(),
-                "without thread caches",
-            )
-        },
-    );
+    table.note("\"Faster per run\" is a verdict reached in every process: *yes* where the shared pool was resolvably faster than that row's source, *no* where it was resolvably slower. The pools' allocations are their own counts (`stats().allocations`) over the whole timed run, every worker included; a fresh `vec!` allocates on every operation. The pool without thread caches is the shared pool's configuration with `thread_cache_max_len: 0`: every rent and give-back takes the lock of the bucket's stack, which all threads share. The allocator is paused on the workers as it is here.");
     vec![table]
 }

@@ -16,7 +16,7 @@ use super::hit::{
 };
 use crate::decisions::{Counts, Findings, rules};
 use crate::workloads::{self, HIT_BYTES, LetGo, Source};
-use crate::{PoolConfig, SHARED_MAX_LEN, shared_config};
+use crate::{PoolConfig, SHARED_MAX_LEN};
 
 pub(super) const X1: Function = lab::function!(x1_pool);
 pub(super) const P11: Function = lab::function!(p11_rules);
@@ -138,10 +138,13 @@ fn findings(runs: &Runs, p: usize) -> Findings {
 /// The counts the rules cite: the same in every process.
 fn counts(runs: &Runs) -> Counts {
     let left = |how| workloads::secret_left_for_next_renter(how).0;
+    let shared = crate::shared();
     Counts {
         default_limit: 1 + PoolConfig::default().max_per_bucket,
-        shared_limit: 1 + shared_config().max_per_bucket,
+        shared_limit: 1 + shared.config().max_per_bucket,
         shared_max_len: SHARED_MAX_LEN,
+        shared_stack_bytes: shared.max_retained_bytes(0),
+        shared_cache_bytes_per_thread: shared.max_retained_bytes(1) - shared.max_retained_bytes(0),
         threads: runs.most_threads().size,
         cores: std::thread::available_parallelism().map_or(1, usize::from),
         secret_left_by_give_back: left(LetGo::GiveBack),
