@@ -22,7 +22,7 @@
 /// What one process of the report measured, as the rules read it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Findings {
-    /// The smallest size of P10 from which the shared pool's hit path was faster than a fresh
+    /// The smallest size of P10 from which a warm rent from the shared pool was faster than a fresh
     /// `vec![0u8; n]` at that size and every larger one (`None`: not at the largest size).
     pub pool_faster_from: Option<usize>,
     /// The smallest and largest sizes P10 measured.
@@ -116,7 +116,7 @@ fn per_call_buffer(f: &Findings, label: &impl Fn(usize) -> String) -> Rule {
         Some(from) if from <= smallest => (
             "rent from a pool".to_owned(),
             format!(
-                "its hit path beat a fresh `vec![0u8; n]` at every size from {} to {} (P10)",
+                "a warm rent beat a fresh `vec![0u8; n]` at every size from {} to {} (P10)",
                 label(smallest),
                 label(largest)
             ),
@@ -127,7 +127,7 @@ fn per_call_buffer(f: &Findings, label: &impl Fn(usize) -> String) -> Rule {
                 label(from)
             ),
             format!(
-                "its hit path beat a fresh `vec![0u8; n]` from {} up to {}, and not at every smaller size (P10)",
+                "a warm rent beat a fresh `vec![0u8; n]` from {} up to {}, and not at every smaller size (P10)",
                 label(from),
                 label(largest)
             ),
@@ -135,7 +135,7 @@ fn per_call_buffer(f: &Findings, label: &impl Fn(usize) -> String) -> Rule {
         None => (
             "allocate, unless you measure otherwise on your machine".to_owned(),
             format!(
-                "its hit path did not beat a fresh `vec![0u8; n]` at {} (P10)",
+                "a warm rent did not beat a fresh `vec![0u8; n]` at {} (P10)",
                 label(largest)
             ),
         ),

@@ -126,7 +126,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
     table.note("The pool sized for n is drawn in the figure below the table rather than printed; the last conclusion compares it with the shared pool. The mimalloc columns are the same runs in processes of `pool-experiments-mimalloc`; X1-pool draws the conclusion for each size.");
     let all: Vec<&BySize> = runs.iter().collect();
     table.conclude(
-        "under glibc, the size from which the shared pool's hit path is faster than a fresh `vec![0u8; n]`, and stays faster at every larger size measured (seed 003: from 10,000 B; at 1,000 B it found the two about the same)",
+        "under glibc, the size from which a warm rent from the shared pool is faster than a fresh `vec![0u8; n]`, and stays faster at every larger size measured (seed 003: from 10,000 B; at 1,000 B it found the two about the same)",
         BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
     );
     if let Some(mm) = &mimalloc {
@@ -137,7 +137,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
         );
     }
     table.conclude(
-        "under glibc, the sizes at which a fresh `vec![0u8; n]` is faster than the shared pool's hit path (seed 003: 100 B)",
+        "under glibc, the sizes at which a fresh `vec![0u8; n]` is faster than a warm rent from the shared pool (seed 003: 100 B)",
         BySize::sizes_where_faster(&all, FRESH, SHARED, bytes_label),
     );
     table.conclude(
@@ -188,7 +188,7 @@ fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
     Plot {
         file: "p10-by-size".into(),
         title:
-            "Time per buffer by size: a fresh buffer vs the pool's hit path (median over processes)"
+            "Time per buffer by size: a fresh buffer vs a warm rent from the pool (median over processes)"
                 .into(),
         x_label: "n bytes (log scale)".into(),
         y_label: "ns per operation (log scale)".into(),

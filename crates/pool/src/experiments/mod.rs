@@ -228,7 +228,7 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "X1-pool",
         kind: Kind::Time,
-        title: "The allocator as a variable: does the pool's hit path still pay against a fresh `vec!` under mimalloc?",
+        title: "The allocator as a variable: does a warm rent from the pool still pay against a fresh `vec!` under mimalloc?",
         run: verdicts::X1,
         pinned_by: &[],
         // It makes no timing run of its own: it reads P9-time's, P10's, P10-hit's and P12's,

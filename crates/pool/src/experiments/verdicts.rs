@@ -105,7 +105,7 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     if let Some(mm) = BySize::under(&runs.p10, Allocator::Mimalloc) {
         let all: Vec<&BySize> = mm.iter().collect();
         table.conclude(
-            "under mimalloc, the sizes of P10 at which the shared pool's hit path is still faster than a fresh `vec![0u8; n]`",
+            "under mimalloc, the sizes of P10 at which a warm rent from the shared pool is still faster than a fresh `vec![0u8; n]`",
             BySize::sizes_where_faster(&all, SHARED, FRESH, bytes_label),
         );
     }
