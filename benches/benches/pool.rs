@@ -3,8 +3,10 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use pool::workloads::{self, Contender, Contenders, ContentionWorkers, FIRST_LINE, Source};
-use pool::{BufferPool, PoolConfig};
+use pool::workloads::{
+    self, CONTENTION_OPS, CONTENTION_THREADS, Contender, Contenders, ContentionWorkers, FIRST_LINE,
+    HIT_BYTES, P10_SIZES, P13_SIZES, Source,
+};
 
 fn p1_one_line(c: &mut Criterion) {
     let mut group = c.benchmark_group("P1");
@@ -21,41 +23,43 @@ fn p1_one_line(c: &mut Criterion) {
     group.finish();
 }
 
+/// P10: the experiment's sizes (`workloads::P10_SIZES`), each with the shared pool taken once,
+/// as the experiment does, and a pool sized for the request.
 fn p10_by_size(c: &mut Criterion) {
     let mut group = c.benchmark_group("P10");
-    for size in [100usize, 1000, 8192, 100_000, 1_000_000] {
-        let sized = BufferPool::<u8>::new(PoolConfig {
-            max_len: size,
-            max_per_bucket: 10,
-            ..PoolConfig::default()
-        });
+    let shared = pool::shared();
+    for size in P10_SIZES {
+        let sized = workloads::pool_sized_for(size);
         group.bench_with_input(BenchmarkId::new("fresh", size), &size, |b, &n| {
             b.iter(|| workloads::fresh_touch(black_box(n)))
         });
         group.bench_with_input(BenchmarkId::new("shared", size), &size, |b, &n| {
-            b.iter(|| workloads::rent_touch(pool::shared(), black_box(n)))
+            b.iter(|| workloads::rent_touch(shared, black_box(n)))
         });
         group.bench_with_input(BenchmarkId::new("sized", size), &size, |b, &n| {
             b.iter(|| workloads::rent_touch(&sized, black_box(n)))
         });
     }
     group.bench_function("uninit_stack_8k", |b| {
-        b.iter(workloads::uninit_stack_touch::<8192>)
+        b.iter(workloads::uninit_stack_touch::<HIT_BYTES>)
+    });
+    group.bench_function("zeroed_stack_8k", |b| {
+        b.iter(workloads::zeroed_stack_touch::<HIT_BYTES>)
     });
     group.finish();
 }
 
-/// P12: one iteration is one operation on each worker thread, all at once; the time is the wall
-/// time of the whole run (spawning is outside it: the workers wait between runs).
+/// P12: one iteration is one run, as in the experiment: each worker does `CONTENTION_OPS`
+/// operations at once; spawning is outside it (the workers wait between runs).
 fn p12_contention(c: &mut Criterion) {
     let mut group = c.benchmark_group("P12");
-    for threads in [1usize, 2, 4] {
+    for threads in CONTENTION_THREADS {
         let workers = ContentionWorkers::new(threads);
         for source in Source::ALL {
-            workers.run(source, 100); // warm-up: each worker's cache and first buffer
+            workers.run(source, CONTENTION_OPS); // warm-up: each worker's cache and first buffer
             let id = BenchmarkId::new(format!("{source:?}"), threads);
             group.bench_function(id, |b| {
-                b.iter_custom(|iters| workers.run(source, iters).wall)
+                b.iter(|| workers.run(source, CONTENTION_OPS).total_ops())
             });
         }
     }
@@ -65,7 +69,7 @@ fn p12_contention(c: &mut Criterion) {
 /// P13: the same rent, touch and give-back with the pool crates a Rust user would pick.
 fn p13_other_pools(c: &mut Criterion) {
     let mut group = c.benchmark_group("P13");
-    for n in [128usize, workloads::HIT_BYTES] {
+    for n in P13_SIZES {
         let mut contenders = Contenders::new(n);
         for contender in Contender::ALL {
             let id = BenchmarkId::new(format!("{contender:?}"), n);

@@ -9,12 +9,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use receipt::STRATEGIES;
 use receipt::workloads::{self, CHUNK_LINES, ChunkRunner, Stage, Stages};
 
-fn chunk() -> Vec<u8> {
-    receipt::generate::generated(CHUNK_LINES, 7)
-}
-
 fn r2_strategies(c: &mut Criterion) {
-    let input = chunk();
+    let input = workloads::chunk();
     let mut group = c.benchmark_group("R2");
     group.throughput(Throughput::Elements(CHUNK_LINES));
     for strategy in STRATEGIES {
@@ -34,7 +30,7 @@ fn r2_strategies(c: &mut Criterion) {
 }
 
 fn r5_stages(c: &mut Criterion) {
-    let input = chunk();
+    let input = workloads::chunk();
     let mut stages = Stages::new();
     let mut group = c.benchmark_group("R5");
     group.throughput(Throughput::Elements(CHUNK_LINES));

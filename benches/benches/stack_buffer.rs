@@ -1,24 +1,29 @@
 //! Chapter 2's workloads under criterion: `cargo bench -p benches --bench stack_buffer`.
+//! Each measured function is called as its first copy (`f::<0>`); the report's twins call the
+//! second.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use stack_buffer::{AIR_FACTOR, BOX_KG, MAX_STACK_ITEMS, Scratch, heap, pack_boxes, workloads};
+use stack_buffer::{MAX_STACK_ITEMS, Scratch, heap, workloads};
 
 fn s1_reach_a_buffer(c: &mut Criterion) {
     let mut group = c.benchmark_group("S1");
     for n in workloads::S1_ITEMS {
         drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
         group.bench_function(BenchmarkId::new("heap", n), |b| {
-            b.iter(|| workloads::s1_heap(black_box(n)))
+            b.iter(|| workloads::s1_heap::<0>(black_box(n)))
         });
         if n <= MAX_STACK_ITEMS {
             group.bench_function(BenchmarkId::new("stack", n), |b| {
-                b.iter(|| workloads::s1_stack(black_box(n)))
+                b.iter(|| workloads::s1_stack::<0>(black_box(n)))
+            });
+            group.bench_function(BenchmarkId::new("stack, not zeroed", n), |b| {
+                b.iter(|| workloads::s1_stack_uninit::<0>(black_box(n)))
             });
         }
         group.bench_function(BenchmarkId::new("pool", n), |b| {
-            b.iter(|| workloads::s1_pool(black_box(n)))
+            b.iter(|| workloads::s1_pool::<0>(black_box(n)))
         });
     }
     group.finish();
@@ -26,9 +31,9 @@ fn s1_reach_a_buffer(c: &mut Criterion) {
 
 fn s3_factorial(c: &mut Criterion) {
     let mut group = c.benchmark_group("S3");
-    for (bytes, fns) in workloads::S3 {
-        for (name, f) in fns {
-            group.bench_function(BenchmarkId::new(name, bytes), |b| b.iter(f));
+    for (bytes, zeroed, uninit) in workloads::HEAP_SIZES {
+        for f in [zeroed, uninit] {
+            group.bench_function(BenchmarkId::new(f.name, bytes), |b| b.iter(f.copies[0]));
         }
     }
     group.finish();
@@ -36,11 +41,13 @@ fn s3_factorial(c: &mut Criterion) {
 
 fn s7_pack_boxes(c: &mut Criterion) {
     let mut group = c.benchmark_group("S7");
-    let order = workloads::s7_order();
-    for strategy in Scratch::ALL {
-        group.bench_function(format!("{strategy:?}"), |b| {
-            b.iter(|| pack_boxes(black_box(&order), BOX_KG, AIR_FACTOR, strategy))
-        });
+    for n in workloads::S7_ITEMS {
+        let order = workloads::s7_order(n);
+        for strategy in Scratch::ALL {
+            group.bench_function(BenchmarkId::new(format!("{strategy:?}"), n), |b| {
+                b.iter(|| workloads::pack_copy::<0>(black_box(&order), strategy))
+            });
+        }
     }
     group.finish();
 }
@@ -49,16 +56,21 @@ fn s3_around_the_cache_limit(c: &mut Criterion) {
     let mut group = c.benchmark_group("S3-heap");
     for bytes in heap::AROUND_THE_CACHE_LIMIT {
         group.bench_function(BenchmarkId::new("malloc_free", bytes), |b| {
-            b.iter(|| heap::malloc_free(black_box(bytes)))
+            b.iter(|| heap::malloc_free::<0>(black_box(bytes)))
+        });
+        group.bench_function(BenchmarkId::new("calloc_free", bytes), |b| {
+            b.iter(|| heap::calloc_free::<0>(black_box(bytes)))
         });
     }
     group.finish();
 }
 
-fn s4_around_the_memset_limit(c: &mut Criterion) {
-    let mut group = c.benchmark_group("S4");
-    for (bytes, name, f) in workloads::S4_ZEROED {
-        group.bench_function(BenchmarkId::new(name, bytes), |b| b.iter(f));
+fn s4_s5_stack_sizes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("S5");
+    for (bytes, zeroed, uninit) in workloads::STACK_SIZES {
+        for f in [zeroed, uninit] {
+            group.bench_function(BenchmarkId::new(f.name, bytes), |b| b.iter(f.copies[0]));
+        }
     }
     group.finish();
 }
@@ -67,13 +79,13 @@ fn s12_smallvec_vs_hybrid(c: &mut Criterion) {
     let mut group = c.benchmark_group("S12");
     for n in workloads::S12_ITEMS {
         group.bench_function(BenchmarkId::new("SmallVec<[f64; 256]>", n), |b| {
-            b.iter(|| workloads::s12_smallvec_256(black_box(n)))
+            b.iter(|| workloads::s12_smallvec_256::<0>(black_box(n)))
         });
         group.bench_function(BenchmarkId::new("SmallVec<[f64; 32]>", n), |b| {
-            b.iter(|| workloads::s12_smallvec_32(black_box(n)))
+            b.iter(|| workloads::s12_smallvec_32::<0>(black_box(n)))
         });
         group.bench_function(BenchmarkId::new("hybrid", n), |b| {
-            b.iter(|| workloads::s12_hybrid(black_box(n)))
+            b.iter(|| workloads::s12_hybrid::<0>(black_box(n)))
         });
     }
     group.finish();
@@ -84,7 +96,7 @@ criterion_group!(
     s1_reach_a_buffer,
     s3_factorial,
     s3_around_the_cache_limit,
-    s4_around_the_memset_limit,
+    s4_s5_stack_sizes,
     s7_pack_boxes,
     s12_smallvec_vs_hybrid
 );

@@ -1,4 +1,5 @@
-//! Records the version of the compiler that builds `lab`, for the environment header (M2).
+//! Records the version of the compiler that builds `lab` and its flags, for the environment
+//! header (M2).
 
 use std::process::Command;
 
@@ -13,4 +14,10 @@ fn main() {
         .unwrap_or_else(|| "rustc (version unknown)".to_owned());
     println!("cargo:rustc-env=LAB_RUSTC_VERSION={version}");
     println!("cargo:rerun-if-env-changed=RUSTC");
+    // The flags given to every crate of this build, separated by 0x1f; shown with spaces.
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .unwrap_or_default()
+        .replace('\u{1f}', " ");
+    println!("cargo:rustc-env=LAB_RUSTFLAGS={flags}");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
 }

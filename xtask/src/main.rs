@@ -161,6 +161,11 @@ fn parse(args: &[String]) -> Result<Option<Command>, String> {
         if name.is_some() && !save {
             return Err("--name names the record --save writes; add --save".into());
         }
+        if save && common.quick {
+            return Err(
+                "--save records a full run; --quick numbers are not a replica of the book".into(),
+            );
+        }
         return Ok(Some(Command::Verify(verify::Options {
             common,
             strict,
@@ -234,6 +239,7 @@ mod tests {
         assert!(err(&["verify", "--check"]).contains("--check"));
         assert!(err(&["verify", "--name", "x"]).contains("add --save"));
         assert!(err(&["verify", "--save", "--name", "../x"]).contains("file name"));
+        assert!(err(&["verify", "--save", "--quick"]).contains("full run"));
         assert!(err(&["report", "--processes", "0"]).contains("at least 1"));
         assert!(err(&["report", "--check", "--quick"]).contains("do not apply"));
     }

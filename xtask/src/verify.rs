@@ -6,9 +6,9 @@
 //!
 //! - a verdict **holds** when every process here reached the same one, **differs** when every
 //!   process here reached another, and is **not resolvable here** otherwise;
-//! - a ratio **holds** when its range here overlaps the printed range, each widened by the
-//!   ratio's precision (±10 %), **differs** when it is printed here but the ranges do not
-//!   overlap, and is **not resolvable here** when the publish rule refuses it here.
+//! - a ratio **holds** when its range here overlaps the printed range widened by the ratio's
+//!   precision (±10 %), **differs** when it is printed here but the ranges do not overlap, and
+//!   is **not resolvable here** when the publish rule refuses it here.
 //!
 //! A committed *not resolvable* or *varies between runs* is not a claim: it is listed apart.
 
@@ -24,7 +24,7 @@ use lab::table::Claim;
 use lab::{Cell, Kind};
 
 use crate::report::{self, Build, CHAPTERS, chapter, ensure_file_contents, rel};
-use crate::{Common, Mode, render};
+use crate::{Common, Mode, provenance, render};
 
 /// What `cargo xtask verify` was asked to do.
 #[derive(Debug)]
@@ -153,7 +153,7 @@ pub fn compare(committed: &Claim, here: Option<&Claim>) -> Option<Outcome> {
             },
         ) => {
             let widen = 1.0 + precision;
-            if lo / widen <= here_hi * widen && here_lo / widen <= hi * widen {
+            if lo / widen <= *here_hi && *here_lo <= hi * widen {
                 Outcome::Holds
             } else {
                 Outcome::Differs
@@ -171,16 +171,37 @@ pub fn run(options: &Options) -> Result<(), String> {
     for chapter in &selected {
         committed.insert(chapter.name, report::load_snapshot(&root, chapter)?);
     }
+    let commits: std::collections::BTreeSet<&str> = committed
+        .values()
+        .map(|s| s.environment.commit.as_str())
+        .collect();
+    if commits.len() > 1 {
+        return Err(format!(
+            "the committed snapshots come from different commits ({}): regenerate them with one `cargo xtask report` first",
+            commits.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    for problem in provenance::check_snapshots(&root, &committed) {
+        eprintln!(
+            "warning: {}
+(this run measures the working tree's code: conclusions may differ because the code did)",
+            problem.lines().next().unwrap_or_default()
+        );
+    }
     report::build(&root, &selected, Build::Report)?;
     let fresh = report::measure(&root, &selected, &options.common)?;
 
     let mut checked = Vec::new();
     let mut not_claims = Vec::new();
+    let mut missing = Vec::new();
     for chapter in &selected {
         let (old, new) = (&committed[chapter.name], &fresh[chapter.name]);
         let here: BTreeMap<String, Claim> = claims(new).into_iter().collect();
         for (key, claim) in claims(old) {
             let fresh_claim = here.get(&key);
+            if fresh_claim.is_none() {
+                missing.push(key.clone());
+            }
             match compare(&claim, fresh_claim) {
                 Some(outcome) => checked.push(Checked {
                     key,
@@ -243,6 +264,13 @@ pub fn run(options: &Options) -> Result<(), String> {
         checked.len()
     );
     print!("{out}");
+    if !missing.is_empty() {
+        return Err(format!(
+            "this run did not produce {} of the committed conclusions (the experiments changed since the docs were made):\n  {}",
+            missing.len(),
+            missing.join("\n  ")
+        ));
+    }
     if options.strict && differ > 0 {
         return Err(format!(
             "{differ} conclusion(s) differ on this machine (--strict)"
@@ -341,7 +369,16 @@ mod tests {
             compare(&ratio(2.3, 3.7), Some(&ratio(3.5, 4.0))),
             Some(Outcome::Holds)
         );
-        // 3.66× printed, 2.31× here: 3.66/1.1 = 3.33 > 2.31 × 1.1 = 2.54.
+        // Just inside the widened range (3.0 / 1.1 = 2.73), and just outside.
+        assert_eq!(
+            compare(&ratio(3.0, 3.0), Some(&ratio(2.75, 2.75))),
+            Some(Outcome::Holds)
+        );
+        assert_eq!(
+            compare(&ratio(3.0, 3.0), Some(&ratio(2.70, 2.70))),
+            Some(Outcome::Differs)
+        );
+        // 3.66× printed, 2.31× here: 3.66 / 1.1 = 3.33 > 2.31.
         assert_eq!(
             compare(&ratio(3.66, 3.66), Some(&ratio(2.31, 2.31))),
             Some(Outcome::Differs)
@@ -364,7 +401,14 @@ mod tests {
             Some(Outcome::Differs)
         );
         assert_eq!(
-            compare(&verdict("met"), Some(&Claim::Varies { agree: 2, of: 3 })),
+            compare(
+                &verdict("met"),
+                Some(&Claim::Varies {
+                    agree: 2,
+                    of: 3,
+                    unresolved: 0
+                })
+            ),
             Some(Outcome::NotResolvableHere)
         );
         assert_eq!(
@@ -376,7 +420,17 @@ mod tests {
     #[test]
     fn committed_non_claims_are_not_counted() {
         assert_eq!(compare(&Claim::NotResolvable, Some(&verdict("met"))), None);
-        assert_eq!(compare(&Claim::Varies { agree: 2, of: 3 }, None), None);
+        assert_eq!(
+            compare(
+                &Claim::Varies {
+                    agree: 2,
+                    of: 3,
+                    unresolved: 1
+                },
+                None
+            ),
+            None
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 use stats_alloc::StatsAlloc;
@@ -53,18 +53,29 @@ use stats_alloc::StatsAlloc;
 ///     lab::CountingAlloc::wrapping(lab::alloc::Mimalloc);
 /// ```
 ///
-/// `A` must be `Copy`: a global allocator type is a handle to process-wide state (as `System`
-/// is), and the counting layer keeps one copy for the counted path (inside `stats_alloc`'s
-/// wrapper, which does not hand its inner allocator back) and one for the paused path; both must
-/// be the same allocator. A handle type that does not derive `Copy` (`mimalloc::MiMalloc`) gets a
-/// one-line `Copy` newtype that forwards to it, as [`Mimalloc`] does.
+/// `A` must be a [`Handle`]: the counting layer keeps one copy of it for the counted path
+/// (inside `stats_alloc`'s wrapper, which does not hand its inner allocator back) and one for the
+/// paused path, and both must be the same allocator.
 #[derive(Debug)]
-pub struct CountingAlloc<A: GlobalAlloc + Copy = System> {
+pub struct CountingAlloc<A: Handle = System> {
     /// The process-wide totals, forwarding to a copy of `inner`.
     counted: StatsAlloc<A>,
     /// The inner allocator, called directly while counting is paused on a thread.
     inner: A,
 }
+
+/// A global allocator type whose copies are all the same allocator: a handle to process-wide
+/// state, as `System` and [`Mimalloc`] are.
+///
+/// # Safety
+/// Memory allocated through one copy must be valid to free or grow through any other copy. A
+/// type that keeps its state in itself (or keys it on its own address) must not implement it.
+/// A handle type that does not derive `Copy` (`mimalloc::MiMalloc`) gets a one-line `Copy`
+/// newtype that forwards to it, as [`Mimalloc`] does.
+pub unsafe trait Handle: GlobalAlloc + Copy {}
+
+// SAFETY: `System` is a unit struct over the C allocator's process-wide state.
+unsafe impl Handle for System {}
 
 impl CountingAlloc<System> {
     /// A counting allocator over the system allocator.
@@ -79,7 +90,7 @@ impl Default for CountingAlloc<System> {
     }
 }
 
-impl<A: GlobalAlloc + Copy> CountingAlloc<A> {
+impl<A: Handle> CountingAlloc<A> {
     /// A counting allocator over `inner`.
     pub const fn wrapping(inner: A) -> Self {
         Self {
@@ -170,9 +181,13 @@ thread_local! {
     static PAUSED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether counting is paused on this thread (false while its locals are being torn down).
+/// Threads paused process-wide ([`pause_process`]): every thread's calls skip the counting.
+static PROCESS_PAUSES: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether counting is paused on this thread, or for the whole process (a thread whose locals
+/// are being torn down counts as not paused on its own account).
 fn paused() -> bool {
-    PAUSED.try_with(Cell::get).unwrap_or(false)
+    PROCESS_PAUSES.load(Ordering::Relaxed) > 0 || PAUSED.try_with(Cell::get).unwrap_or(false)
 }
 
 /// Switches counting off on the calling thread until the guard is dropped: calls go straight to
@@ -182,6 +197,29 @@ fn paused() -> bool {
 pub fn pause() -> Paused {
     Paused {
         was: PAUSED.with(|p| p.replace(true)),
+    }
+}
+
+/// Switches counting off for every thread of the process until the guard is dropped, on top of
+/// [`pause`] for the calling thread. The experiments runner uses it while it times (a timed
+/// workload may spawn threads, and their allocations must not go through the instrument's
+/// shared counters either); tests, whose threads count in parallel, use [`pause`].
+#[must_use = "counting resumes when the guard is dropped"]
+pub fn pause_process() -> ProcessPaused {
+    PROCESS_PAUSES.fetch_add(1, Ordering::SeqCst);
+    ProcessPaused { _thread: pause() }
+}
+
+/// Guard returned by [`pause_process`].
+#[derive(Debug)]
+pub struct ProcessPaused {
+    /// The calling thread's own pause, restored after the process-wide one ends.
+    _thread: Paused,
+}
+
+impl Drop for ProcessPaused {
+    fn drop(&mut self) {
+        PROCESS_PAUSES.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -219,8 +257,15 @@ fn to_i64(bytes: usize) -> i64 {
 }
 
 /// Counts a successful `alloc` or `alloc_zeroed` of `layout`.
+/// Marks the counting allocator as installed: a load on every call, a store only the first time.
+fn mark_installed() {
+    if !INSTALLED.load(Ordering::Relaxed) {
+        INSTALLED.store(true, Ordering::Relaxed);
+    }
+}
+
 fn record_alloc(ptr: *mut u8, layout: Layout) {
-    INSTALLED.store(true, Ordering::Relaxed);
+    mark_installed();
     if !ptr.is_null() {
         record(|c| {
             c.allocs += 1;
@@ -235,7 +280,7 @@ fn record_alloc(ptr: *mut u8, layout: Layout) {
 // arguments unchanged, and returns its result unchanged; so a pointer is always freed or grown by
 // the allocator that produced it. The counting only reads sizes and pointers and touches a
 // thread-local `Cell` that never allocates.
-unsafe impl<A: GlobalAlloc + Copy> GlobalAlloc for CountingAlloc<A> {
+unsafe impl<A: Handle> GlobalAlloc for CountingAlloc<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if paused() {
             // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
@@ -281,7 +326,7 @@ unsafe impl<A: GlobalAlloc + Copy> GlobalAlloc for CountingAlloc<A> {
         }
         // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract, which we pass on.
         let new_ptr = unsafe { self.counted.realloc(ptr, layout, new_size) };
-        INSTALLED.store(true, Ordering::Relaxed);
+        mark_installed();
         if !new_ptr.is_null() {
             let old_size = layout.size();
             record(|c| {
@@ -373,6 +418,10 @@ pub fn count<T>(f: impl FnOnce() -> T) -> (T, AllocStats) {
 #[cfg(feature = "mimalloc")]
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Mimalloc;
+
+// SAFETY: `Mimalloc` is a unit struct forwarding to mimalloc's process-wide heaps.
+#[cfg(feature = "mimalloc")]
+unsafe impl Handle for Mimalloc {}
 
 // SAFETY: every method forwards to `mimalloc::MiMalloc` with the caller's arguments unchanged and
 // returns its result unchanged; `MiMalloc` is a stateless handle to the process-wide mimalloc.

@@ -66,26 +66,33 @@ pub fn availability() -> Result<(), String> {
     }
 }
 
-/// Runs `probe` in a child process under callgrind and returns instructions per operation.
-pub fn count_instructions(probe: &Probe) -> Result<f64, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+/// Runs `program` with `args` under callgrind (extra valgrind options in `options`, the
+/// command's stdin, stdout and stderr discarded; `configure` may set its environment) and
+/// returns the instructions callgrind collected.
+fn callgrind(
+    options: &[String],
+    program: &std::path::Path,
+    args: &[&str],
+    configure: impl FnOnce(&mut Command),
+) -> Result<u64, String> {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let out_file = std::env::temp_dir().join(format!(
-        "lab-callgrind-{}-{}-{}-{}.out",
+        "lab-callgrind-{}-{}.out",
         std::process::id(),
-        probe.experiment,
-        probe.run,
-        probe.slot
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    let status = Command::new("valgrind")
+    let mut command = Command::new("valgrind");
+    command
         .arg("--tool=callgrind")
-        .arg(format!("--toggle-collect={WINDOW_PATTERN}"))
+        .args(options)
         .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .arg(&exe)
-        .args(["--only", &probe.experiment])
-        .env(PROBE_VAR, probe.encode())
-        .env_remove(DEV_BINARY_VAR)
+        .arg(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    configure(&mut command);
+    let status = command
         .status()
         .map_err(|e| format!("cannot run valgrind: {e}"))?;
     let text = std::fs::read_to_string(&out_file);
@@ -94,13 +101,39 @@ pub fn count_instructions(probe: &Probe) -> Result<f64, String> {
         return Err(format!("the callgrind run failed ({status})"));
     }
     let text = text.map_err(|e| format!("no callgrind output: {e}"))?;
-    let total = parse_total(&text).ok_or("no totals line in the callgrind output")?;
+    parse_total(&text).ok_or_else(|| "no totals line in the callgrind output".to_owned())
+}
+
+/// Runs `probe` in a child process under callgrind and returns instructions per operation.
+pub fn count_instructions(probe: &Probe) -> Result<f64, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let total = callgrind(
+        &[format!("--toggle-collect={WINDOW_PATTERN}")],
+        &exe,
+        &["--only", &probe.experiment],
+        |command| {
+            command
+                .env(PROBE_VAR, probe.encode())
+                .env_remove(DEV_BINARY_VAR);
+        },
+    )?;
     if total == 0 {
         return Err(format!(
             "callgrind collected nothing: `{WINDOW_PATTERN}` matched no function"
         ));
     }
     Ok(total as f64 / probe.iters as f64)
+}
+
+/// The instructions a whole command executes from its first instruction to its exit (its
+/// standard streams discarded), or why they could not be counted.
+///
+/// # Errors
+/// If valgrind is missing, this is a dev build, the command fails, or callgrind's output cannot
+/// be read.
+pub fn count_command(program: &std::path::Path, args: &[&str]) -> Result<u64, String> {
+    availability()?;
+    callgrind(&[], program, args, |_| {})
 }
 
 /// The `totals:` (or `summary:`) instruction count of a callgrind output file.

@@ -1,6 +1,5 @@
 //! The environment header (experiment M2): which machine, compiler and build produced a table.
 
-use std::fmt::Write as _;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +17,9 @@ pub struct Environment {
     pub rustc: String,
     /// `release` or `dev`: the profile the experiments were built with.
     pub profile: String,
+    /// The extra flags the compiler was given (`RUSTFLAGS`), empty for none.
+    #[serde(default)]
+    pub rustflags: String,
     /// The global allocator this process ran under, with its version.
     pub allocator: String,
     /// The date of the run, UTC, `YYYY-MM-DD`.
@@ -32,6 +34,7 @@ pub struct Environment {
 /// The paths whose content decides what the experiments measure: a snapshot is only the docs'
 /// figures if none of them changed between its commit and the commit that documents it.
 pub const SOURCE_PATHS: &[&str] = &[
+    ".cargo",
     "crates",
     "xtask",
     "benches",
@@ -50,6 +53,7 @@ impl Environment {
             logical_cores: std::thread::available_parallelism().map_or(1, usize::from),
             os: os_name(),
             rustc: env!("LAB_RUSTC_VERSION").to_owned(),
+            rustflags: env!("LAB_RUSTFLAGS").to_owned(),
             profile: if cfg!(debug_assertions) {
                 "dev"
             } else {
@@ -70,32 +74,6 @@ impl Environment {
         } else {
             self.commit.clone()
         }
-    }
-
-    /// Renders the header as a short markdown list (without the allocators, which the report
-    /// lists with the processes that ran under each).
-    pub fn to_markdown(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "**M2 — Measured on**");
-        out.push('\n');
-        let _ = writeln!(
-            out,
-            "- CPU: {} ({} logical cores)",
-            self.cpu, self.logical_cores
-        );
-        let _ = writeln!(out, "- OS: {}", self.os);
-        let _ = writeln!(
-            out,
-            "- Compiler: {}, `{}` profile",
-            self.rustc, self.profile
-        );
-        let _ = writeln!(
-            out,
-            "- Date: {}, commit `{}`",
-            self.date,
-            self.commit_label()
-        );
-        out
     }
 }
 

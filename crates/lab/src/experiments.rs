@@ -19,17 +19,27 @@ use crate::{AllocStats, count};
 pub static CHAPTER: Chapter = Chapter {
     name: "lab",
     experiments: EXPERIMENTS,
-    sources: &[Source {
-        seed: "002",
-        note: "The C# `stackalloc` article: BenchmarkDotNet, .NET 10, its twins, floor and publish rule are the model for chapter 1's timing protocol.",
-    }],
+    sources: &[
+        Source {
+            seed: "000",
+            note: "The .NET course chapter on `ArrayPool`: it counts bytes with `GC.GetAllocatedBytesForCurrentThread()`, the model for M1's per-thread counts, and keeps every result in a static sink (M7).",
+        },
+        Source {
+            seed: "001",
+            note: "The Zig article on arenas: it states its build mode and allocator with every figure, and cites the previous chapter's finding that a Debug build runs tens of times slower than ReleaseFast (M6).",
+        },
+        Source {
+            seed: "002",
+            note: "The C# `stackalloc` article (BenchmarkDotNet, .NET 10): its twins, its floor and its publish rule are the model for chapter 1's timing protocol.",
+        },
+    ],
 };
 
 const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "M1",
         kind: Kind::Count,
-        title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call, value kept alive)",
+        title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call; its value kept alive, but in the second row)",
         run: crate::function!(m1_counting_allocator),
         pinned_by: &[
             "crates/lab/tests/counting_alloc.rs::box_u64_is_one_allocation_of_8_bytes",
@@ -37,8 +47,10 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/lab/tests/counting_alloc.rs::thai_string_is_27_bytes",
             "crates/lab/tests/counting_alloc.rs::a_grown_vec_reports_reallocations_not_alloc_free_pairs",
             "crates/lab/tests/counting_alloc.rs::nothing_allocated_reads_zero_while_four_threads_allocate",
+            "crates/lab/tests/counting_alloc.rs::format_of_the_order_line_is_one_allocation_and_two_reallocations",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "M3",
@@ -57,6 +69,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/lab/src/publish.rs::a_verdict_that_flips_in_one_process_varies_between_runs",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "M6",
@@ -65,6 +78,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: crate::function!(m6_dev_vs_release),
         pinned_by: &[],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "M7",
@@ -73,6 +87,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: crate::function!(m7_deleted_work),
         pinned_by: &[],
         allocator_sensitive: false,
+        needs: &[],
     },
 ];
 
@@ -80,6 +95,10 @@ const EXPERIMENTS: &[Experiment] = &[
 pub fn m1_rows() -> Vec<(&'static str, AllocStats)> {
     vec![
         ("`Box::new(0u64)`", count(workloads::box_u64).1),
+        (
+            "`drop(Box::new(0u64))`, the value never observed",
+            count(workloads::box_u64_unobserved).1,
+        ),
         (
             "`Vec::<u8>::with_capacity(128)`",
             count(workloads::vec_with_capacity_128).1,
@@ -127,6 +146,9 @@ fn m1_counting_allocator(run: &Run) -> Vec<Table> {
     table.note(
         "A reallocation is one call, not an allocation plus a free; its growth is added to the bytes allocated, so the 200,000-push row ends at the final capacity.",
     );
+    table.note(
+        "The second row is the first without a sink: in this release build the optimiser removed an allocation nothing observes (in the dev profile the same call allocates). A count, like a time, needs its result kept.",
+    );
     vec![table]
 }
 
@@ -136,13 +158,19 @@ const HEAP: &str = "heap `vec![0u8; 2048]`";
 const FLOOR: &str = "touch an existing 2 KiB buffer";
 
 fn m3_timing(run: &Run, schedule: Schedule) -> Measured {
+    use workloads::{floor_touch, heap_2k, uninit_stack_2k, zeroed_stack_2k};
     let mut timing = Timing::new(run.config());
-    timing.method(ZEROED, workloads::zeroed_stack_2k);
-    timing.method(UNZEROED, workloads::uninit_stack_2k);
-    timing.method(HEAP, workloads::heap_2k);
-    // The closure owns the existing buffer; the twin gets its own copy of it.
-    let mut existing = [0u8; workloads::DEMO_BYTES];
-    timing.floor(FLOOR, move || workloads::floor_touch(&mut existing));
+    // Each method and its twin are two copies of the measured function (`::<0>` and `::<1>`).
+    timing.method_pair(ZEROED, zeroed_stack_2k::<0>, zeroed_stack_2k::<1>);
+    timing.method_pair(UNZEROED, uninit_stack_2k::<0>, uninit_stack_2k::<1>);
+    timing.method_pair(HEAP, heap_2k::<0>, heap_2k::<1>);
+    // Each copy of the floor owns an existing buffer of its own.
+    let (mut original, mut twin) = ([0u8; workloads::DEMO_BYTES], [0u8; workloads::DEMO_BYTES]);
+    timing.floor_pair(
+        FLOOR,
+        move || floor_touch::<0>(&mut original),
+        move || floor_touch::<1>(&mut twin),
+    );
     timing.run(schedule)
 }
 
@@ -295,7 +323,6 @@ fn m5_publish_rule(measured: &Measured) -> Table {
                 twin_ns: p.original_ns,
             })
             .collect(),
-        ns_per_instruction: zeroed.ns_per_instruction,
     };
     let ratio = publish::ratio(&heap, &zeroed, RATIO_PRECISION);
     let swap = heap
@@ -358,7 +385,7 @@ fn m5_publish_rule(measured: &Measured) -> Table {
         );
     table.note("A difference is printed only if it exceeds, for both methods it is made of, the twin disagreement (the largest of any process) and the between-process spread (largest minus smallest process median), and an absolute floor: 1 % of the larger median, or one instruction's worth of time. The noise column shows the largest of these.");
     table.note("A ratio is printed only if, in addition, it stays within its precision when either twin is swapped in, in every process, and its range over processes does not cross 1×; when that range is wider than the precision it is printed beside the ratio.");
-    table.note("The \"own twin\" row compares the original with its twin as if they were two methods: its noise is the pair's own disagreement, so it can never be printed.");
+    table.note("The \"own twin\" row compares the original with its twin as if they were two methods: the noise it must beat includes the pair's own disagreement, which is at least as large as the difference, so it can never be printed.");
     table
 }
 
@@ -431,7 +458,17 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
         .ok_or_else(|| {
             format!("the dev build was not given (run through `cargo xtask report`, which passes it in `{DEV_BINARY_VAR}`)")
         })
-        .and_then(|path| Measured::from_child(&path, "M6", &run.settings));
+        .and_then(|path| {
+            Measured::from_child(&path, "M6", &run.settings).map_err(|err| {
+                // A dev run that fails in one process but not another would leave the processes
+                // with different figures: fail the report instead of printing either.
+                assert!(
+                    crate::protocol::role() == crate::protocol::ProcessRole::Probe,
+                    "M6: the dev-profile run failed: {err}"
+                );
+                err
+            })
+        });
     let mut table = Columns::new()
         .col("workload", |name: &&str| Cell::text(*name))
         .col("dev median", |name: &&str| {
@@ -470,21 +507,48 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
     vec![table]
 }
 
+const EMPTY: &str = "empty closure";
+const HONEST: &str = "honest: `checksum(black_box(&values))`, result kept";
+const DELETED: &str = "deleted: `checksum(&values)`, result dropped";
+
 fn m7_deleted_work(run: &Run) -> Vec<Table> {
     let values: Vec<u64> = (0..workloads::CHECKSUM_LEN as u64).collect();
     let mut timing = Timing::new(run.config());
-    timing.floor("empty closure", || ());
+    timing.floor(EMPTY, || ());
     let honest = values.clone();
-    timing.method(
-        "honest: `checksum(black_box(&values))`, result kept",
-        move || workloads::checksum(black_box(&honest)),
-    );
+    timing.method(HONEST, move || workloads::checksum(black_box(&honest)));
     let deleted = values;
-    timing.method("deleted: `checksum(&values)`, result dropped", move || {
+    timing.method(DELETED, move || {
         let _ = workloads::checksum(&deleted);
     });
     let measured = timing.run(Schedule::Interleaved);
     let mut table = run.own(measured.table("M7", ""));
-    table.note(format!("Both closures call the same `checksum` over {} `u64`s. The deleted one drops the result and hides nothing from the optimiser, so the call is removed and what remains is the harness: it reads like the floor.", workloads::CHECKSUM_LEN));
+    table.note(format!("Both closures call the same `checksum` over {} `u64`s. The deleted one drops the result and hides nothing from the optimiser.", workloads::CHECKSUM_LEN));
+    let instructions = |name: &str| measured.expect(name).instructions().map(|[o, _]| o);
+    if let (Some(deleted), Some(empty), Some(honest)) = (
+        instructions(DELETED),
+        instructions(EMPTY),
+        instructions(HONEST),
+    ) {
+        table.note(format!(
+            "Instructions per operation, counted: the deleted method {}, the empty closure {}, the honest one {}.",
+            significant(deleted, 4),
+            significant(empty, 4),
+            significant(honest, 4)
+        ));
+    }
+    table.conclude(
+        "the deleted benchmark cannot be told apart from the empty closure (the floor)",
+        measured.verdict(|p| {
+            Some(
+                if p.faster(DELETED, EMPTY).is_none() {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .to_owned(),
+            )
+        }),
+    );
     vec![table]
 }

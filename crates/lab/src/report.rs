@@ -67,6 +67,10 @@ pub struct Experiment {
     /// Whether it is measured under every allocator the report knows (experiment X1), not only
     /// under the system allocator.
     pub allocator_sensitive: bool,
+    /// Earlier experiments whose timing runs this one reads ([`Run::kept`]) instead of timing
+    /// its own (X1, decision rules): `--only` runs them too, and the runner checks they run
+    /// first.
+    pub needs: &'static [&'static str],
 }
 
 /// A source article a chapter cites: its machine and runtime, stated once per chapter.
@@ -98,7 +102,56 @@ pub struct Run {
     pub experiment: &'static Experiment,
 }
 
+thread_local! {
+    /// The timing runs experiments of this process kept for later ones: `(experiment, label,
+    /// run)`.
+    static KEPT: std::cell::RefCell<Vec<(&'static str, usize, crate::timing::Measured)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Run {
+    /// Keeps one of this experiment's timing runs (labelled by a size, a thread count, or 0) for
+    /// the experiments that declare they need it.
+    pub fn keep(&self, label: usize, measured: &crate::timing::Measured) {
+        KEPT.with(|kept| {
+            kept.borrow_mut()
+                .push((self.experiment.id, label, measured.clone()));
+        });
+    }
+
+    /// The timing runs `experiment` kept in this process, in the order they ran.
+    ///
+    /// # Panics
+    /// If this experiment does not declare `experiment` in its `needs` (the runner guarantees
+    /// that what it declares has run), or if `experiment` kept nothing.
+    pub fn kept(&self, experiment: &str) -> Vec<crate::timing::BySize> {
+        assert!(
+            self.experiment.needs.contains(&experiment),
+            "{} reads {experiment}'s runs: declare it in `needs`",
+            self.experiment.id
+        );
+        let runs: Vec<crate::timing::BySize> = KEPT.with(|kept| {
+            kept.borrow()
+                .iter()
+                .filter(|(id, _, _)| *id == experiment)
+                .map(|(_, size, m)| crate::timing::BySize {
+                    size: *size,
+                    m: m.clone(),
+                })
+                .collect()
+        });
+        assert!(!runs.is_empty(), "{experiment} kept no timing run");
+        runs
+    }
+
+    /// The first timing run `experiment` kept (see [`Run::kept`]).
+    ///
+    /// # Panics
+    /// As [`Run::kept`].
+    pub fn kept_one(&self, experiment: &str) -> crate::timing::Measured {
+        self.kept(experiment).swap_remove(0).m
+    }
+
     /// The timing configuration for this run's settings.
     pub fn config(&self) -> Config {
         Config::for_settings(&self.settings)
@@ -139,6 +192,9 @@ pub struct ExperimentInfo {
     pub pinned_by: Vec<String>,
     /// Whether it runs under every allocator.
     pub allocator_sensitive: bool,
+    /// The experiments whose runs it reads.
+    #[serde(default)]
+    pub needs: Vec<String>,
     /// The ids of the tables it produced (its own first).
     #[serde(default)]
     pub tables: Vec<String>,
@@ -157,6 +213,7 @@ impl ExperimentInfo {
                 .map(|s| (*s).to_owned())
                 .collect(),
             allocator_sensitive: experiment.allocator_sensitive,
+            needs: experiment.needs.iter().map(|s| (*s).to_owned()).collect(),
             tables: Vec::new(),
         }
     }
@@ -349,15 +406,20 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
     let mut tables = Vec::new();
     let mut infos = Vec::new();
     let mut twins = Vec::new();
-    for experiment in chapter.experiments {
+    let ordered = execution_order(chapter.experiments)?;
+    let wanted = |id: &str| match args.only.as_deref() {
+        None => true,
+        Some(only) => {
+            only == id
+                || chapter
+                    .experiments
+                    .iter()
+                    .any(|e| e.id == only && e.needs.contains(&id))
+        }
+    };
+    for experiment in ordered {
         let selected = match role {
-            _ if args
-                .only
-                .as_deref()
-                .is_some_and(|only| only != experiment.id) =>
-            {
-                false
-            }
+            _ if !wanted(experiment.id) => false,
             _ if args.counted_only => experiment.kind == Kind::Count,
             ProcessRole::Replica => {
                 experiment.kind == Kind::Time
@@ -387,6 +449,7 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
         info.tables = produced.iter().map(|t| t.id.clone()).collect();
         infos.push(info);
         if role == ProcessRole::Final {
+            crate::timing::check_replicated(experiment.id)?;
             twins.extend(crate::timing::twin_records(experiment.id));
         }
         tables.extend(produced);
@@ -428,6 +491,39 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
         .map_err(|err| format!("cannot serialise the results: {err}"))?;
     println!("{json}");
     Ok(())
+}
+
+/// The order every process runs the experiments in: the timed ones first (so each process times
+/// from the same state), each group in declaration order.
+///
+/// # Errors
+/// If an experiment needs one that does not run before it, or one that does not exist.
+fn execution_order(experiments: &'static [Experiment]) -> Result<Vec<&'static Experiment>, String> {
+    let ordered: Vec<&'static Experiment> = experiments
+        .iter()
+        .filter(|e| e.kind == Kind::Time)
+        .chain(experiments.iter().filter(|e| e.kind != Kind::Time))
+        .collect();
+    for (at, experiment) in ordered.iter().enumerate() {
+        for need in experiment.needs {
+            match ordered.iter().position(|e| e.id == *need) {
+                Some(before) if before < at => {}
+                Some(_) => {
+                    return Err(format!(
+                        "{} needs {need}, which runs after it: declare {need} first (timed experiments run before the others)",
+                        experiment.id
+                    ));
+                }
+                None => {
+                    return Err(format!(
+                        "{} needs {need}, which is not declared",
+                        experiment.id
+                    ));
+                }
+            }
+        }
+    }
+    Ok(ordered)
 }
 
 /// The processes behind the final process's timed tables, per allocator.

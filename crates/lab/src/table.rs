@@ -82,12 +82,16 @@ pub enum Claim {
         /// The verdict, as printed.
         text: String,
     },
-    /// The processes did not agree: `agree` of `of` reached the most common verdict.
+    /// The processes did not agree: `agree` of `of` reached the most common verdict, and
+    /// `unresolved` could not resolve the question.
     Varies {
         /// Processes with the most common verdict.
         agree: usize,
         /// Processes in all.
         of: usize,
+        /// Processes that could not resolve the question.
+        #[serde(default)]
+        unresolved: usize,
     },
     /// No figure: the publish rule refused it.
     NotResolvable,
@@ -111,7 +115,15 @@ impl Claim {
     pub fn verdict(agreement: Agreement<String>) -> Self {
         match agreement {
             Agreement::All(text) => Claim::Verdict { text },
-            Agreement::Varies { agree, of } => Claim::Varies { agree, of },
+            Agreement::Varies {
+                agree,
+                of,
+                unresolved,
+            } => Claim::Varies {
+                agree,
+                of,
+                unresolved,
+            },
             Agreement::NotResolvable => Claim::NotResolvable,
         }
     }
@@ -130,19 +142,31 @@ impl Claim {
                 hi,
                 precision,
             } => {
+                // Two significant digits: a ratio held to ±10 % has no third one.
                 if publish::shows_range(*value, *lo, *hi, *precision) {
                     format!(
-                        "{} ({}–{})",
-                        ratio_text(*value),
-                        ratio_number(*lo),
-                        ratio_number(*hi)
+                        "{}× ({}–{})",
+                        claim_number(*value),
+                        claim_number(*lo),
+                        claim_number(*hi)
                     )
                 } else {
-                    ratio_text(*value)
+                    format!("{}×", claim_number(*value))
                 }
             }
             Claim::Verdict { text } => text.replace('|', "\\|"),
-            Claim::Varies { agree, of } => format!("*varies between runs ({agree} of {of})*"),
+            Claim::Varies {
+                agree,
+                of,
+                unresolved: 0,
+            } => format!("*varies between runs ({agree} of {of} agree)*"),
+            Claim::Varies {
+                agree,
+                of,
+                unresolved,
+            } => format!(
+                "*varies between runs ({agree} of {of} agree, {unresolved} not resolvable)*"
+            ),
             Claim::NotResolvable => "*not resolvable*".to_owned(),
         }
     }
@@ -154,6 +178,15 @@ fn ratio_number(r: f64) -> String {
         format!("1/{}", thousands(round_significant(1.0 / r, 3) as u64))
     } else {
         significant(r, 3)
+    }
+}
+
+/// A timed ratio's number: two significant digits, or `1/N` below 0.01.
+fn claim_number(r: f64) -> String {
+    if r > 0.0 && r < 0.01 {
+        format!("1/{}", thousands(round_significant(1.0 / r, 2) as u64))
+    } else {
+        significant(r, 2)
     }
 }
 
@@ -266,7 +299,6 @@ impl TwinRecord {
                     twin_ns,
                 })
                 .collect(),
-            ns_per_instruction: None,
         }
     }
 }
@@ -475,17 +507,31 @@ mod tests {
             hi: 3.7,
             precision: 0.1,
         };
-        assert_eq!(wide.render(), "3.00× (2.30–3.70)");
+        assert_eq!(wide.render(), "3.0× (2.3–3.7)");
         let narrow = Claim::Ratio {
             value: 3.0,
             lo: 2.95,
             hi: 3.05,
             precision: 0.1,
         };
-        assert_eq!(narrow.render(), "3.00×");
+        assert_eq!(narrow.render(), "3.0×");
         assert_eq!(
-            Claim::Varies { agree: 2, of: 3 }.render(),
-            "*varies between runs (2 of 3)*"
+            Claim::Varies {
+                agree: 2,
+                of: 3,
+                unresolved: 0
+            }
+            .render(),
+            "*varies between runs (2 of 3 agree)*"
+        );
+        assert_eq!(
+            Claim::Varies {
+                agree: 2,
+                of: 3,
+                unresolved: 1
+            }
+            .render(),
+            "*varies between runs (2 of 3 agree, 1 not resolvable)*"
         );
     }
 

@@ -133,6 +133,20 @@ pub enum Role {
 /// Runs `iters` calls of one copy of a method and returns the elapsed nanoseconds.
 type Runner<'a> = Box<dyn FnMut(u64) -> u64 + 'a>;
 
+/// Two copies of a closure expression: `lab::twins!(move || work(x))` is
+/// `(move || work(x), move || work(x))`, two closures of two types. Registered with
+/// [`Timing::method_pair`], each is called from one batch loop only, so the optimiser treats the
+/// original and the twin alike: inlined into each (its own copy of the measured code) or called in
+/// each. With [`Timing::method`] one closure type serves both copies, and a body too large to
+/// inline into two callers becomes one out-of-line function both copies call, at one address. The
+/// closure may capture only what it can capture twice (references, `Copy` values).
+#[macro_export]
+macro_rules! twins {
+    ($closure:expr) => {
+        ($closure, $closure)
+    };
+}
+
 /// The batch loop. `COPY` makes the original (0) and the twin (1) two monomorphisations, and
 /// `black_box(COPY)` makes their code differ, so function merging cannot fold them into one.
 #[inline(never)]
@@ -278,8 +292,11 @@ impl<'a> Timing<'a> {
     /// Calibrates, warms up and measures every method and twin, and returns this process's
     /// figures together with every other process's figures for the same run; consumes the table.
     pub fn run(mut self, schedule: Schedule) -> Measured {
-        // Time the allocator, not the instrument: no counting on this thread while timing.
+        // Time the allocator, not the instrument: no counting on this thread while timing, and
+        // in the runner's processes on no thread at all (a workload may spawn threads).
         let _paused = crate::alloc::pause();
+        let _process_paused = matches!(protocol::role(), ProcessRole::Replica | ProcessRole::Final)
+            .then(crate::alloc::pause_process);
         let key = protocol::next_run();
         if protocol::role() == ProcessRole::Probe {
             // A callgrind child: run one copy inside the window, or skip this run entirely.
@@ -401,16 +418,28 @@ impl<'a> Timing<'a> {
     }
 }
 
-/// Doubles the batch until it takes a quarter of the target, then scales it to the target.
+/// Doubles the batch until it takes a quarter of the target and scales it to the target; then
+/// times three batches of that size and scales again by their median, because the first
+/// batches of a method pay for cold caches and first-touch page faults and would leave it with
+/// batches far shorter than the target.
 fn calibrate(runner: &mut Runner<'_>, target_ns: u64) -> u64 {
+    let scale = |iters: u64, ns: u64| {
+        ((iters as u128 * target_ns as u128 / ns.max(1) as u128) as u64).max(1)
+    };
     let mut iters = 1u64;
-    loop {
+    let first = loop {
         let ns = runner(iters).max(1);
         if ns >= target_ns / 4 || iters >= 1 << 40 {
-            return ((iters as u128 * target_ns as u128 / ns as u128) as u64).max(1);
+            break scale(iters, ns);
         }
         iters *= 2;
+    };
+    let mut again = [0u64; 3];
+    for ns in &mut again {
+        *ns = runner(first);
     }
+    again.sort_unstable();
+    scale(first, again[1])
 }
 
 /// Median and quartiles of one copy's per-operation samples.
@@ -492,12 +521,6 @@ impl MethodResult {
     /// Whether the original and the twin really are two copies of the code.
     pub fn twins_are_distinct(&self) -> bool {
         self.addresses[0] != self.addresses[1]
-    }
-
-    fn ns_per_instruction(&self) -> Option<f64> {
-        self.instructions
-            .map(|[original, _]| self.median_ns / original)
-            .filter(|ns| ns.is_finite())
     }
 }
 
@@ -581,10 +604,7 @@ impl Measurements {
     /// This process's figures for `name`, for the publish rule.
     pub fn figures(&self, name: &str) -> Figures {
         let method = self.expect(name);
-        Figures {
-            per_process: vec![method.pair()],
-            ns_per_instruction: method.ns_per_instruction(),
-        }
+        Figures::single(method.pair())
     }
 
     /// In this process: `Some(true)` if `a` is resolvably faster than `b`, `Some(false)` if
@@ -648,7 +668,6 @@ impl<'a> Method<'a> {
     pub fn figures(&self) -> Figures {
         Figures {
             per_process: self.results.iter().map(|r| r.pair()).collect(),
-            ns_per_instruction: self.last().ns_per_instruction(),
         }
     }
 
@@ -820,6 +839,15 @@ impl Measured {
         &self.processes[self.processes.len() - 1]
     }
 
+    /// Why this run has no instruction counts (only the final process of a full report takes
+    /// them), for a table's notes.
+    pub fn instructions_note(&self) -> String {
+        self.live()
+            .instructions_note
+            .clone()
+            .unwrap_or_else(|| "No instruction counts in this run.".to_owned())
+    }
+
     /// The same run under `allocator`, if it was measured there.
     pub fn under(&self, allocator: Allocator) -> Option<&Measured> {
         if self.allocator == allocator {
@@ -966,12 +994,16 @@ impl Measured {
         }
     }
 
-    /// The standard timed table: one row per method with its median, quartiles, both noise
-    /// sources, the difference to the floor under the publish rule and instructions.
-    pub fn table(&self, id: &str, title: &str) -> Table {
+    /// The standard columns of a table with one row per method of this run: the method, its
+    /// median, quartiles, both noise sources, its difference to the floor under the publish
+    /// rule, its median under mimalloc (where the run was measured there too) and its
+    /// instructions. Add columns after these with [`Columns::col`](crate::table::Columns::col).
+    pub fn columns(&self) -> crate::table::Columns<'_, Method<'_>> {
         let floor = self.floor().map(|f| f.name().to_owned());
-        let rows: Vec<Method<'_>> = self.methods().collect();
-        let mut table = crate::table::Columns::new()
+        let mimalloc = self
+            .under(Allocator::Mimalloc)
+            .filter(|_| self.allocator != Allocator::Mimalloc);
+        crate::table::Columns::new()
             .col("method", |m: &Method<'_>| {
                 Cell::text(if m.role() == Role::Floor {
                     format!("{} (floor)", m.name())
@@ -987,17 +1019,26 @@ impl Measured {
             .col("twin disagreement", |m: &Method<'_>| {
                 Cell::Percent(m.twin_disagreement_pct())
             })
-            .col("between processes", |m: &Method<'_>| {
+            .col("between processes", move |m: &Method<'_>| {
                 if self.process_count() > 1 {
                     Cell::Percent(m.spread_pct())
                 } else {
                     Cell::Empty
                 }
             })
-            .col("minus floor", |m: &Method<'_>| match (&floor, m.role()) {
-                (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),
-                _ => Cell::Empty,
+            .col("minus floor", move |m: &Method<'_>| {
+                match (&floor, m.role()) {
+                    (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),
+                    _ => Cell::Empty,
+                }
             })
+            .col_if(
+                mimalloc.is_some(),
+                "median under mimalloc",
+                move |m: &Method<'_>| {
+                    mimalloc.map_or(Cell::Empty, |mm| mm.expect(m.name()).median_cell())
+                },
+            )
             .col("instructions (twin)", |m: &Method<'_>| {
                 m.instructions()
                     .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
@@ -1005,7 +1046,19 @@ impl Measured {
                         twin,
                     })
             })
-            .table(id, Kind::Time, title, &rows);
+    }
+
+    /// A table with one row per method of this run, from `columns` (usually
+    /// [`Measured::columns`] and more), with the line saying how it was measured and, where
+    /// instructions are missing, why.
+    pub fn table_with<'m>(
+        &'m self,
+        id: &str,
+        title: &str,
+        columns: &crate::table::Columns<'m, Method<'m>>,
+    ) -> Table {
+        let rows: Vec<Method<'m>> = self.methods().collect();
+        let mut table = columns.table(id, Kind::Time, title, &rows);
         table.note(self.protocol_note());
         if let Some(why) = &self.live().instructions_note {
             table.note(why.clone());
@@ -1013,21 +1066,35 @@ impl Measured {
         table
     }
 
+    /// The standard timed table: [`Measured::columns`], one row per method.
+    pub fn table(&self, id: &str, title: &str) -> Table {
+        self.table_with(id, title, &self.columns())
+    }
+
     /// One sentence saying how this run was measured, from what actually ran.
     pub fn protocol_note(&self) -> String {
         let first = &self.processes[0];
-        let iters = self
-            .processes
-            .iter()
-            .flat_map(|m| m.methods.iter().map(|r| r.iters_per_batch));
-        let (lo, hi) = iters.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
-        let batches = if hi == 1 {
-            "each operation takes longer than the batch target, so one per batch".to_owned()
+        let results = || self.processes.iter().flat_map(|m| m.methods.iter());
+        let (lo, hi) = results()
+            .map(|r| r.iters_per_batch)
+            .fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        let (short, long) = results()
+            .map(|r| r.iters_per_batch as f64 * r.median_ns)
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), ns| {
+                (lo.min(ns), hi.max(ns))
+            });
+        let operations = if hi == 1 {
+            "one operation per batch".to_owned()
         } else if lo == hi {
             format!("{} operation{} per batch", thousands(lo), plural(lo))
         } else {
             format!("{}–{} operations per batch", thousands(lo), thousands(hi))
         };
+        let batches = format!(
+            "{operations}, batches of {}–{}",
+            format_nanos(short),
+            format_nanos(long)
+        );
         let distinct = self
             .processes
             .iter()
@@ -1036,7 +1103,7 @@ impl Measured {
         let k = self.process_count();
         let warmup = first.config.warmup_rounds as u64;
         format!(
-            "Measured under {} in {k} process{} × {} {} rounds (after {warmup} warm-up round{}); {batches} (batch target about {} µs){}.",
+            "Measured under {} in {k} process{} × {} {} rounds (after {warmup} warm-up round{}); {batches} (the batch target is {} µs){}.",
             self.allocator.short(),
             if k == 1 { "" } else { "es" },
             first.config.rounds,
@@ -1070,6 +1137,18 @@ pub struct BySize {
 }
 
 impl BySize {
+    /// The same runs under `allocator`, where every one of them was measured there.
+    pub fn under(runs: &[BySize], allocator: Allocator) -> Option<Vec<BySize>> {
+        runs.iter()
+            .map(|s| {
+                s.m.under(allocator).map(|m| BySize {
+                    size: s.size,
+                    m: m.clone(),
+                })
+            })
+            .collect()
+    }
+
     /// In process `p`: whether `a` was resolvably faster than `b`, size by size.
     pub fn outcomes(runs: &[&BySize], p: usize, a: &str, b: &str) -> Vec<(usize, Option<bool>)> {
         runs.iter()
@@ -1194,6 +1273,10 @@ pub fn twin_records(experiment: &str) -> Vec<TwinRecord> {
         let Ok(live) = serde_json::from_value::<Measurements>(run.figures) else {
             continue;
         };
+        if live.schedule != Schedule::Interleaved {
+            // M3's sequential runs are the bad example, not the instrument's noise.
+            continue;
+        }
         let mut by_allocator: BTreeMap<Allocator, Vec<Measurements>> = BTreeMap::new();
         for recorded in protocol::recorded(&run.key) {
             if let Ok(m) = serde_json::from_value::<Measurements>(recorded.figures) {
@@ -1220,6 +1303,33 @@ pub fn twin_records(experiment: &str) -> Vec<TwinRecord> {
         }
     }
     records
+}
+
+/// Checks that every timing run `experiment` made in this (final) process was also made by every
+/// replica of this process's allocator: a run the replicas skipped would print verdicts "every
+/// process" reached from one process.
+///
+/// # Errors
+/// Names the run and how many processes measured it.
+pub fn check_replicated(experiment: &str) -> Result<(), String> {
+    let allocator = protocol::allocator();
+    let expected = protocol::processes(allocator);
+    for run in protocol::produced()
+        .into_iter()
+        .filter(|run| run.key.experiment == experiment)
+    {
+        let measured = 1 + protocol::recorded(&run.key)
+            .iter()
+            .filter(|r| r.allocator == allocator)
+            .count();
+        if measured != expected {
+            return Err(format!(
+                "{experiment} timing run {} was measured in {measured} of {expected} processes: declare the experiment `Kind::Time` so every replica runs it",
+                run.key.index
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that every timing run this process kept had at least [`MIN_ROUNDS`] rounds.
@@ -1306,6 +1416,18 @@ mod tests {
         assert!(log.into_inner().ends_with("aabbaabb"));
     }
 
+    /// M3: `twins!` gives the method and its twin two closures of their own.
+    #[test]
+    fn twins_makes_two_closures_that_do_the_same_work() {
+        let x = 20u64;
+        let (a, b) = crate::twins!(move || x + 1);
+        assert_eq!((a(), b()), (21, 21));
+        let mut timing = Timing::new(one_op_batches(2));
+        timing.method_pair("x + 1", a, b);
+        let measured = timing.run(Schedule::Interleaved);
+        assert!(measured.live().methods[0].twins_are_distinct());
+    }
+
     /// M3: a twin the caller supplies runs its own code.
     #[test]
     fn a_supplied_twin_runs_its_own_copy() {
@@ -1386,7 +1508,14 @@ mod tests {
             p.faster("pool", "stack")
                 .map(|yes| if yes { "pool" } else { "stack" }.to_owned())
         };
-        assert_eq!(m.verdict(faster), Claim::Varies { agree: 2, of: 3 });
+        assert_eq!(
+            m.verdict(faster),
+            Claim::Varies {
+                agree: 2,
+                of: 3,
+                unresolved: 0
+            }
+        );
         let steady = synthetic(&[
             ("pool", &[(10.0, 10.0), (10.0, 10.0), (11.0, 11.0)]),
             ("stack", &[(20.0, 20.0), (20.0, 20.0), (20.0, 20.0)]),
@@ -1404,7 +1533,7 @@ mod tests {
         let m = synthetic(&[("a", &[(10.0, 10.0), (11.0, 11.0)])]);
         assert_eq!(
             m.protocol_note(),
-            "Measured under glibc in 2 processes × 5 interleaved rounds (after 1 warm-up round); 10 operations per batch (batch target about 20 µs)."
+            "Measured under glibc in 2 processes × 5 interleaved rounds (after 1 warm-up round); 10 operations per batch, batches of 100 ns–110 ns (the batch target is 20 µs)."
         );
     }
 }

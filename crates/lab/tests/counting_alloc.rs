@@ -19,6 +19,17 @@ const PUSHES: usize = if cfg!(miri) {
 /// Windows opened while the other threads allocate.
 const WINDOWS: usize = if cfg!(miri) { 5 } else { 100 };
 
+/// M1: `format!` of the order line starts from nothing and grows 8 → 32 → 64 bytes.
+#[test]
+fn format_of_the_order_line_is_one_allocation_and_two_reallocations() {
+    let (line, stats) = count(workloads::format_order_line);
+    assert_eq!(line.len(), 41);
+    assert_eq!(
+        (stats.allocs, stats.reallocs, stats.bytes_allocated),
+        (1, 2, 64)
+    );
+}
+
 /// M1: `Box::new(0u64)` is one allocation of 8 bytes, freed by one deallocation.
 #[test]
 fn box_u64_is_one_allocation_of_8_bytes() {
@@ -90,6 +101,11 @@ fn a_grown_vec_reports_reallocations_not_alloc_free_pairs() {
     let (values, stats) = count(|| workloads::push_u64(PUSHES));
     assert_eq!(stats.allocs, 1, "only the first push allocates");
     assert_eq!(stats.deallocs, 0, "growth never frees: realloc is one call");
+    if !cfg!(miri) {
+        // 200,000 pushes: capacity 4 doubled 16 times to 262,144.
+        assert_eq!(stats.reallocs, 16);
+        assert_eq!(stats.bytes_allocated, 2_097_152);
+    }
     assert!(
         stats.reallocs > 10 && stats.reallocs < 40,
         "{} reallocations",

@@ -36,6 +36,10 @@ unsafe impl GlobalAlloc for Tally {
     }
 }
 
+// SAFETY: `Tally` is a unit struct over `System`'s process-wide state and two static counters:
+// every copy is the same allocator.
+unsafe impl lab::alloc::Handle for Tally {}
+
 #[global_allocator]
 static ALLOC: lab::CountingAlloc<Tally> = lab::CountingAlloc::wrapping(Tally);
 

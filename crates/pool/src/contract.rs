@@ -1,15 +1,17 @@
 //! The pool's contract, checked by the compiler.
 //!
 //! .NET's `ArrayPool<T>` asks its callers to give a buffer back once, never to touch it
-//! afterwards, never to give back what it did not lend, and to keep the pool alive; it checks
-//! none of it. Here each rule is a compile error. Every rule below has a `compile_fail`
-//! example **and** a compiling twin that differs only in obeying the rule: stable rustdoc
-//! does not check *which* error a `compile_fail` example produces, so without the twin a typo
-//! would pass as a proof. Each example also names its error code, which nightly rustdoc does
-//! check: CI runs these doctests on nightly as well (`cargo +nightly test --doc -p pool`).
+//! afterwards and never to give back what it did not lend; of all that it checks only that a
+//! returned array's length is one of its bucket sizes (an `ArgumentException` otherwise), so
+//! an array it never lent but of the right length is accepted. Here each rule is a compile
+//! error. Every rule below has a `compile_fail` example **and** a compiling twin that differs
+//! only in obeying the rule: stable rustdoc does not check *which* error a `compile_fail`
+//! example produces, so without the twin a typo would pass as a proof. Each example also names
+//! its error code, which nightly rustdoc does check: CI runs these doctests on nightly as well
+//! (`cargo +nightly test --doc -p pool`).
 //!
-//! What is left to run time is measured in the chapter (`docs/03-pool.md`, P4–P9): stale
-//! data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers kept for good — with
+//! The chapter's table of the contract (P5) names each rule by its section here. What is left
+//! to run time is measured in the chapter (`docs/03-pool.md`, P4–P9): stale data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers kept for good — with
 //! `mem::forget`, `Box::leak`, a `ManuallyDrop`, or a guard parked in a long-lived structure
 //! (all safe: the pool allocates a new one) — returns beyond a bucket's bound (freed and
 //! counted), and the memory the pool retains.

@@ -7,6 +7,7 @@
 #[allow(unsafe_code)]
 mod cache;
 pub mod contract;
+pub mod decisions;
 #[cfg(feature = "experiments")]
 pub mod experiments;
 #[allow(unsafe_code)]

@@ -66,6 +66,22 @@ pub fn touch(buf: &mut [u8]) -> u8 {
     buf[0] ^ buf[last]
 }
 
+/// The buffer sizes of the size experiment (P10) and its criterion bench: seed `003`'s decades
+/// from 100 bytes to 10 MB, plus 2 KiB and 8 KiB, the sizes chapter 2 measures.
+pub const P10_SIZES: [usize; 8] = [
+    100, 1000, 2048, 8192, 10_000, 100_000, 1_000_000, 10_000_000,
+];
+
+/// A pool like seed `003`'s `ArrayPool.Create(n + 1, 10)`: sized for requests of `n` bytes (its
+/// largest bucket is `n` rounded up to a power of two), 10 buffers per bucket (P10).
+pub fn pool_sized_for(n: usize) -> BufferPool<u8> {
+    BufferPool::new(PoolConfig {
+        max_len: n,
+        max_per_bucket: 10,
+        ..PoolConfig::default()
+    })
+}
+
 /// A fresh zeroed heap buffer of `n` bytes, touched and freed.
 pub fn fresh_touch(n: usize) -> u8 {
     let mut buf = vec![0u8; n];
@@ -315,6 +331,10 @@ pub fn secret_left_for_next_renter(how: LetGo) -> (usize, bool) {
 /// The buffer size of the contention workload (P12) and of the hit path: 8 KiB.
 pub const HIT_BYTES: usize = 8192;
 
+/// The buffer sizes of the comparison with other pool crates (P13) and its criterion bench: the
+/// order line's 128 bytes and the hit path's 8 KiB.
+pub const P13_SIZES: [usize; 2] = [LINE_BUFFER, HIT_BYTES];
+
 /// Where each operation of the contention workload gets its 8 KiB (P12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -340,6 +360,13 @@ impl Source {
         }
     }
 }
+
+/// The thread counts of the contention experiment (P12) and its criterion bench.
+pub const CONTENTION_THREADS: [usize; 3] = [1, 2, 4];
+
+/// Operations each worker does in one timed run of the contention experiment (P12): enough
+/// that releasing and waiting for the workers is a small part of a run.
+pub const CONTENTION_OPS: u64 = 20_000;
 
 /// One thread's share of a contention run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -413,6 +440,14 @@ impl ContentionWorkers {
     /// thread caches that [`Source::NoThreadCache`] rents from: the shared pool's configuration
     /// with `thread_cache: false`.
     pub fn new(threads: usize) -> Self {
+        Self::with_each_worker(threads, || ())
+    }
+
+    /// Like [`new`](Self::new), and each worker calls `setup` once, before its first job, and
+    /// keeps what it returns until it stops. The experiments switch the counting allocator off
+    /// on every worker this way (`lab::alloc::pause`), as a timed run does on its own thread, so
+    /// that a fresh `vec!` on a worker costs the allocator's time, not the instrument's.
+    pub fn with_each_worker<G: 'static>(threads: usize, setup: fn() -> G) -> Self {
         let threads = threads.max(1);
         let crew = Arc::new(Crew {
             job: Mutex::new(Job::Stop),
@@ -427,7 +462,10 @@ impl ContentionWorkers {
         let handles = (0..threads)
             .map(|worker| {
                 let crew = Arc::clone(&crew);
-                std::thread::spawn(move || work(&crew, worker))
+                std::thread::spawn(move || {
+                    let _kept = setup();
+                    work(&crew, worker);
+                })
             })
             .collect();
         Self { crew, handles }

@@ -39,6 +39,7 @@ const BUCKETS: [(usize, usize); 18] = [
     (1_048_577, 2_097_152),
 ];
 
+/// P2: the capacities are .NET's, request for request.
 #[test]
 fn rent_rounds_up_to_power_of_two_buckets_of_at_least_16_like_dotnet() {
     let shared = pool::shared();
@@ -70,6 +71,7 @@ fn rent_zero_is_empty_and_allocates_nothing() {
     );
 }
 
+/// P3: `rent(0)` never creates a cache.
 #[test]
 fn rent_zero_allocates_nothing_even_on_a_threads_first_use() {
     let pool = default_pool();
@@ -85,7 +87,7 @@ fn rent_zero_allocates_nothing_even_on_a_threads_first_use() {
     assert_eq!((s.rents, s.returns, s.thread_caches), (1, 1, 0));
 }
 
-/// The first rent of any size but 0 on a thread creates that thread's cache for the pool: the
+/// P3: the first rent of any size but 0 on a thread creates that thread's cache for the pool: the
 /// cache (one allocation), the thread's list of pools and the pool's list of caches (one each,
 /// when they first grow) — and the buffer itself.
 #[test]
@@ -122,6 +124,7 @@ fn a_threads_first_rent_from_the_shared_pool_allocates_its_cache_and_the_buffer(
     });
 }
 
+/// P2, P8: one element above the largest bucket is exact-size and not kept.
 #[test]
 fn above_the_largest_bucket_is_exact_size_and_not_kept() {
     let pool = BufferPool::<u8>::new(PoolConfig {
@@ -142,8 +145,9 @@ fn above_the_largest_bucket_is_exact_size_and_not_kept() {
     assert_eq!((s.oversize, s.discarded, s.retained_bytes), (1, 1, 16));
 }
 
-/// `max_len` sets the largest bucket, `max_len` rounded up to a power of two: every request up
-/// to that bucket is pooled, also those above `max_len`, as in .NET's `ArrayPool.Create`.
+/// P2, P8: `max_len` sets the largest bucket, `max_len` rounded up to a power of two: every
+/// request up to that bucket is pooled, also those above `max_len`, as in .NET's
+/// `ArrayPool.Create`.
 #[test]
 fn a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize() {
     let pool = BufferPool::<u8>::new(PoolConfig {
@@ -160,6 +164,7 @@ fn a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize() {
     assert_eq!((s.oversize, s.discarded, s.retained_bytes), (0, 0, 1024));
 }
 
+/// P1: once warm, a rent and give-back per line allocates nothing.
 #[test]
 fn steady_state_10000_rent_return_cycles_allocate_0_bytes() {
     let pool = default_pool();
@@ -177,6 +182,7 @@ fn steady_state_10000_rent_return_cycles_allocate_0_bytes() {
     );
 }
 
+/// P1: the same holds for the process-wide pool.
 #[test]
 fn steady_state_holds_for_the_shared_pool_too() {
     let shared = pool::shared();
@@ -186,6 +192,7 @@ fn steady_state_holds_for_the_shared_pool_too() {
     assert_eq!(stats.bytes_allocated, 0);
 }
 
+/// P1: a fresh line buffer is its 128 bytes, a stack array nothing.
 #[test]
 fn a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0() {
     let (_, fresh) = count(|| workloads::lines(10, workloads::line_fresh));
@@ -197,6 +204,39 @@ fn a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0() {
     assert_eq!(stack.bytes_allocated, 0);
 }
 
+/// P1: the counts are the bytes requested; glibc's malloc adds a header and rounding of its
+/// own. A 128-byte request gets a 144-byte chunk: 136 usable bytes behind an 8-byte header.
+#[test]
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+fn p1_glibc_puts_a_128_byte_request_in_a_144_byte_chunk() {
+    unsafe extern "C" {
+        fn malloc_usable_size(ptr: *mut std::ffi::c_void) -> usize;
+    }
+    let mut line = vec![0u8; LINE_BUFFER];
+    // SAFETY: `line`'s storage is live and came from glibc: the counting allocator forwards to
+    // the system allocator, which calls `calloc` for a zeroed block of alignment 1.
+    let usable = unsafe { malloc_usable_size(line.as_mut_ptr().cast()) };
+    assert_eq!((usable, usable + 8), (136, 144));
+}
+
+/// P3: a bucket's shared stack takes no memory until a buffer first goes down to it; its
+/// storage is allocated then, for 4 buffers.
+#[test]
+fn p3_the_first_buffer_sent_down_to_a_stack_allocates_room_for_4() {
+    let pool = default_pool();
+    drop(pool.rent(LINE_BUFFER)); // the thread's cache and one buffer, in its slot
+    let ((), first) = count(|| drop((pool.rent(LINE_BUFFER), pool.rent(LINE_BUFFER))));
+    let room = 4 * std::mem::size_of::<Box<[u8]>>() as u64;
+    assert_eq!(
+        (first.allocs, first.bytes_allocated),
+        (2, LINE_BUFFER as u64 + room),
+        "a second buffer, then the stack's storage when the older one goes down"
+    );
+    let ((), again) = count(|| drop((pool.rent(LINE_BUFFER), pool.rent(LINE_BUFFER))));
+    assert_eq!(again.allocs, 0);
+}
+
+/// P4: the pool never hands out uninitialised memory.
 #[test]
 fn a_fresh_buffer_is_always_zeroed() {
     let pool = BufferPool::<f64>::new(PoolConfig::default());
@@ -207,6 +247,7 @@ fn a_fresh_buffer_is_always_zeroed() {
     }
 }
 
+/// P4: the seed's sequence without clearing.
 #[test]
 fn without_clearing_the_next_renter_sees_all_41_bytes_of_the_previous_line() {
     let seen = workloads::stale_data(ClearPolicy::Never);
@@ -223,6 +264,7 @@ fn without_clearing_the_next_renter_sees_all_41_bytes_of_the_previous_line() {
     assert_eq!(seen.nonzero_after_second_return, 41);
 }
 
+/// P4: the seed's sequence with a pool that clears on return.
 #[test]
 fn with_clear_on_return_the_next_renter_sees_0_non_zero_bytes() {
     let seen = workloads::stale_data(ClearPolicy::OnReturn);
@@ -233,6 +275,7 @@ fn with_clear_on_return_the_next_renter_sees_0_non_zero_bytes() {
     assert_eq!(seen.nonzero_after_second_return, 0);
 }
 
+/// P4: only what a renter was shown is reset.
 #[test]
 fn clear_on_return_resets_only_the_prefix_that_was_shown() {
     let pool = BufferPool::<u8>::new(PoolConfig {
@@ -303,6 +346,7 @@ fn give_back_cleared_clears_the_shown_prefix_only() {
     assert!(wide[1025..].iter().all(|&b| b == 7));
 }
 
+/// P7: the limit is one cached buffer plus the bucket's stack.
 #[test]
 fn one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates() {
     let max_per_bucket = 50;
@@ -319,6 +363,7 @@ fn one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates() {
     assert_eq!(s.retained_buffers, limit as u64);
 }
 
+/// P7: the cache keeps the most recent buffer.
 #[test]
 fn the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down() {
     let pool = default_pool();
@@ -396,6 +441,7 @@ fn without_a_thread_cache_everything_goes_through_the_shared_stacks() {
     assert_eq!(stats.allocs, 0);
 }
 
+/// P6: a `?` gives the buffer back.
 #[test]
 fn the_guard_gives_back_on_an_early_return() {
     let pool = default_pool();
@@ -414,6 +460,7 @@ fn the_guard_gives_back_on_an_early_return() {
     );
 }
 
+/// P6: unwinding gives the buffer back.
 #[test]
 fn the_guard_gives_back_during_a_panic() {
     let pool = default_pool();
@@ -428,11 +475,10 @@ fn the_guard_gives_back_during_a_panic() {
     );
 }
 
+/// P6: keeping a buffer for good costs a fresh one per call, safely.
 #[test]
-#[cfg_attr(
-    miri,
-    ignore = "leaks on purpose; Miri's leak check rightly reports it"
-)]
+// Under Miri: a leak on purpose, which Miri's leak check rightly reports.
+#[cfg_attr(miri, ignore = "a leak on purpose")]
 fn mem_forget_loses_one_buffer_per_call_and_nothing_breaks() {
     let pool = default_pool();
     drop(pool.rent(1)); // warm-up: the thread's cache
@@ -452,6 +498,7 @@ fn mem_forget_loses_one_buffer_per_call_and_nothing_breaks() {
     assert_eq!(again.allocs, 0);
 }
 
+/// P9: `trim` frees what the pool retains.
 #[test]
 fn trim_releases_every_byte_the_pool_retains() {
     let pool = default_pool();

@@ -85,8 +85,8 @@ fn counts_of_threads_that_exited_stay_in_the_stats() {
     );
 }
 
-/// The memory bound: `(max_per_bucket + live threads) × one buffer of every bucket`. Threads
-/// that have exited count for nothing.
+/// P9: the memory bound, `(max_per_bucket + live threads) × one buffer of every bucket`.
+/// Threads that have exited count for nothing.
 #[test]
 fn what_the_pool_retains_stays_within_the_bound_of_its_live_threads() {
     let pool = BufferPool::<u8>::new(PoolConfig {
@@ -191,6 +191,8 @@ fn a_pool_dropped_while_caching_threads_exit_frees_each_buffer_once() {
     }
 }
 
+/// P5: the compiling twin of the contract's rule 7: an owned guard moves into a spawned
+/// thread and goes back to its pool there.
 #[test]
 fn an_owned_guard_moves_into_a_spawned_thread_and_is_given_back_there() {
     let pool = Arc::new(BufferPool::<u8>::new(PoolConfig::default()));
@@ -232,7 +234,7 @@ fn an_owned_guard_is_static_and_send_and_keeps_its_pool_alive() {
     assert_eq!(buf.len(), 10);
 }
 
-/// `trim` frees the calling thread's cache and the shared stacks at once; another live
+/// P9: `trim` frees the calling thread's cache and the shared stacks at once; another live
 /// thread's cache is freed by that thread, at its next visit to the pool's slow path.
 #[test]
 fn trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss() {

@@ -3,13 +3,36 @@
 //! one allocation per operation.
 
 use lab::count;
-use pool::workloads::{self, ContentionWorkers, HIT_BYTES, Source};
+use pool::workloads::{self, ContentionWorkers, HIT_BYTES, P10_SIZES, Source};
 
 mod common;
 
 /// [`common::scaled`], as an operation count.
 const fn scaled(native: u64, miri: u64) -> u64 {
     common::scaled(native as usize, miri as usize) as u64
+}
+
+/// P9-time, P10, P10-hit: every way the timed tables get a buffer does the same touch (the
+/// first and last byte written, then read back), so they differ only in where the buffer
+/// comes from.
+#[test]
+fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
+    let shared = pool::shared();
+    for n in P10_SIZES
+        .into_iter()
+        .filter(|&n| !cfg!(miri) || n <= 10_000)
+    {
+        let sized = workloads::pool_sized_for(n);
+        assert_eq!(workloads::fresh_touch(n), 3, "fresh, {n} B");
+        for _ in 0..2 {
+            assert_eq!(workloads::rent_touch(shared, n), 3, "shared, {n} B");
+            assert_eq!(workloads::rent_touch(&sized, n), 3, "sized, {n} B");
+        }
+        assert_eq!(sized.largest_bucket(), n.next_power_of_two().max(16));
+    }
+    assert_eq!(workloads::zeroed_stack_touch::<64>(), 3);
+    assert_eq!(workloads::zeroed_stack_touch::<HIT_BYTES>(), 3);
+    assert_eq!(workloads::uninit_stack_touch::<HIT_BYTES>(), 3);
 }
 
 /// P12: one run is `ops` operations on each of `threads` workers, and a worker set serves many
@@ -56,6 +79,10 @@ fn p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib() {
             "{source:?}"
         );
     }
+    // Warm for two workers at once: each holds at most one buffer, so two on the shared stack
+    // serve every interleaving (a warm-up run alone may never have had both out at once).
+    let no_cache = workers.no_cache_pool();
+    drop((no_cache.rent(HIT_BYTES), no_cache.rent(HIT_BYTES)));
     let ops = scaled(1_000, 5);
     workers.run(Source::NoThreadCache, ops);
     let before = workers.no_cache_pool().stats();

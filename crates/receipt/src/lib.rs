@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod cases;
+pub mod command;
 mod engine;
 #[cfg(feature = "experiments")]
 pub mod experiments;

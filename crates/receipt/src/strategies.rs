@@ -229,3 +229,16 @@ impl Hold for Streaming {
         render::total_line(out, summary.total);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// R2: the stack strategy's open order is a value at least as large as its inline buffer,
+    /// so every move of it (out of `open`, into `finish`) copies more than 1 KiB.
+    #[test]
+    fn the_stack_strategys_open_order_carries_its_inline_buffer_when_moved() {
+        let size = std::mem::size_of::<<Stack as Hold>::Order<'static>>();
+        assert!(size > STACK_ORDER_BYTES, "{size} bytes");
+    }
+}

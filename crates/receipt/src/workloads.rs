@@ -15,6 +15,7 @@ use std::io::{self, Write};
 
 use pool::BufferPool;
 
+use crate::generate::generated;
 use crate::input::{Kind, Lines, Slices};
 use crate::scan::{self, Depth, ItemCache, Scanner};
 use crate::{CHUNK_SIZE, Processor, Strategy};
@@ -23,8 +24,17 @@ use crate::{CHUNK_SIZE, Processor, Strategy};
 /// rounds per method, large enough that a round is far above the timer's resolution.
 pub const CHUNK_LINES: u64 = 10_000;
 
+/// The generator's seed for the chunk of R2 and R5.
+pub const CHUNK_SEED: u64 = 7;
+
+/// The chunk R2 and R5 (and their criterion benches) time: [`CHUNK_LINES`] generated lines.
+pub fn chunk() -> Vec<u8> {
+    generated(CHUNK_LINES, CHUNK_SEED)
+}
+
 /// A pooled processor renting from a pool of its own, created cold with the shared pool's
-/// configuration: what it allocates is the same on every row of a table.
+/// configuration: what it allocates is the same on every row of a table. (The first pool a
+/// thread ever uses also sets up the thread's list of pool caches, once: count from the second.)
 pub fn fresh_pooled() -> Processor {
     Processor::with_pool(BufferPool::new(pool::shared_config()))
 }

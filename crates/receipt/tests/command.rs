@@ -3,8 +3,10 @@
 
 #![cfg(not(miri))] // these tests run the binary
 
-use std::io::{Read, Write};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
+
+use receipt::command::{self, MemoryProbe};
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample/orders.txt");
 const BAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample/bad.txt");
@@ -45,6 +47,7 @@ fn the_command_exits_0_1_or_2_and_says_why() {
     );
 }
 
+/// R3: a usage error says what is wrong, then shows the usage, and exits 2.
 #[test]
 fn usage_errors_show_the_usage_and_exit_2() {
     for args in [
@@ -63,6 +66,7 @@ fn usage_errors_show_the_usage_and_exit_2() {
     }
 }
 
+/// R3: an input that cannot be read is one line of message, without the usage, and exit 2.
 #[test]
 fn io_errors_say_why_without_the_usage_and_exit_2() {
     let dir = env!("CARGO_MANIFEST_DIR");
@@ -93,36 +97,16 @@ fn help_documents_every_exit_status_and_the_closed_pipe() {
     }
 }
 
-/// Starts `receipt args`, reads `keep` bytes of its output, closes the pipe and waits.
-fn close_after(args: &[&str], input: Option<&[u8]>, keep: usize) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_receipt"))
-        .args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let feeder = input.map(|bytes| {
-        let mut stdin = child.stdin.take().unwrap();
-        let bytes = bytes.to_vec();
-        // The child may stop reading when its output closes: a failed write here is expected.
-        std::thread::spawn(move || drop(stdin.write_all(&bytes)))
-    });
-    let mut stdout = child.stdout.take().unwrap();
-    let mut head = vec![0; keep];
-    stdout.read_exact(&mut head).unwrap();
-    drop(stdout);
-    let output = child.wait_with_output().unwrap();
-    if let Some(feeder) = feeder {
-        feeder.join().unwrap();
-    }
-    output
+fn binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_receipt"))
 }
 
+/// Starts `receipt args`, reads `keep` bytes of its output, closes the pipe and waits.
+fn close_after(args: &[&str], input: Option<&[u8]>, keep: usize) -> Output {
+    command::close_after(binary(), args, input, keep).unwrap()
+}
+
+/// R3: a reader that goes away early is not an error: no message, exit status 0.
 #[test]
 fn a_closed_output_pipe_ends_the_run_quietly_with_status_0() {
     let input = receipt::generate::generated(200_000, 5);
@@ -145,21 +129,28 @@ fn a_closed_output_pipe_ends_the_run_quietly_with_status_0() {
 #[test]
 fn standard_input_and_a_file_give_the_same_receipts() {
     let from_file = receipt(&[BAD]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_receipt"))
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read(BAD).unwrap())
-        .unwrap();
-    let from_stdin = child.wait_with_output().unwrap();
+    let from_stdin =
+        command::run_with_input(binary(), &["-"], &std::fs::read(BAD).unwrap()).unwrap();
     assert_eq!(from_stdin.stdout, from_file.stdout);
     assert_eq!(from_stdin.stderr, from_file.stderr);
     assert_eq!(from_stdin.status.code(), Some(1));
+}
+
+/// R4: the intermediate process of a memory measurement feeds every generated line to the
+/// command, which reads them all and prints every receipt, with every strategy.
+#[test]
+fn r4_fed_lines_run_the_command_to_the_end() {
+    let lines = 10_000;
+    let expected = receipt::generate::generated(lines, 3).len() as u64;
+    for strategy in receipt::STRATEGIES {
+        let probe = MemoryProbe {
+            strategy,
+            lines,
+            seed: 3,
+        };
+        let fed = command::feed(binary(), &probe).unwrap();
+        assert!(fed.status.success(), "{strategy}: {}", fed.status);
+        assert_eq!(fed.bytes, expected, "{strategy}");
+    }
+    assert!(lab::env::peak_rss_of_waited_children_kib().is_some_and(|kib| kib > 0));
 }

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Clippy's `large_futures` lint (this workspace sets its threshold to 4 KiB in `clippy.toml`)
-//! flags a future this large where it is awaited or passed on.
+//! flags a future this large where it is awaited.
 
 use std::future::Future;
 use std::hint::black_box;

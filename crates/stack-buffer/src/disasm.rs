@@ -38,6 +38,9 @@ pub struct Disassembly {
     pub stack_probes: usize,
     /// A call (or tail call) to `memset`.
     pub memset_call: bool,
+    /// The bytes the `memset` calls zero, where the size is an immediate loaded into
+    /// `%edx`/`%rdx` (the third argument) before the call; calls of unknown size add nothing.
+    pub memset_bytes: usize,
     /// A `rep stos` instruction.
     pub rep_stos: bool,
     /// Calls (or tail calls) to `memcpy`: a value moved in memory, not zeroed.
@@ -115,8 +118,8 @@ fn suffix_width(mnemonic: &str) -> usize {
 /// Reads the zeroing in one function's AT&T-syntax disassembly, one instruction per line as
 /// `objdump -d --no-show-raw-insn` prints it (`   addr:\tmnemonic operands`): vector stores
 /// from a register zeroed by `xor`/`pxor` in the same function, stores of `$0x0`, stack
-/// probes, `rep stos` and calls to `memset`; and calls to `memcpy`, with their size when it is
-/// an immediate.
+/// probes, `rep stos` and calls to `memset`; and calls to `memcpy`; the size of a `memset` or
+/// `memcpy` call when it is an immediate.
 pub fn read_zeroing(body: &[&str]) -> Disassembly {
     let mut zeroed: Vec<String> = Vec::new();
     let mut read = Disassembly {
@@ -135,6 +138,7 @@ pub fn read_zeroing(body: &[&str]) -> Disassembly {
         }
         if (line.contains("call") || line.contains("jmp")) && line.contains("memset") {
             read.memset_call = true;
+            read.memset_bytes += third_argument.take().unwrap_or(0);
         }
         if line.contains("rep stos") {
             read.rep_stos = true;
@@ -180,39 +184,111 @@ pub fn read_zeroing(body: &[&str]) -> Disassembly {
 }
 
 /// The lines of `symbol`'s body in `objdump -d -C` output: from the line after `<symbol>:` to
-/// the next blank line. Empty if the symbol is not there.
+/// the next blank line. Empty if the symbol is not there. With several functions of that name
+/// (the copies of a generic function: `objdump -C` prints no generic arguments), the first.
 pub fn function_body<'a>(objdump_output: &'a str, symbol: &str) -> Vec<&'a str> {
-    let header = format!("<{symbol}>:");
-    objdump_output
+    function_bodies(objdump_output, symbol)
+        .into_iter()
+        .next()
+        .map_or_else(Vec::new, |(_, body)| body)
+}
+
+/// Every function named `symbol` in `objdump -d -C` output, with its address, in the order
+/// printed (ascending addresses).
+pub fn function_bodies<'a>(objdump_output: &'a str, symbol: &str) -> Vec<(u64, Vec<&'a str>)> {
+    let header = format!(" <{symbol}>:");
+    let mut lines = objdump_output.lines();
+    let mut bodies = Vec::new();
+    while let Some(line) = lines.by_ref().find(|l| l.ends_with(&header)) {
+        let address = line
+            .split_whitespace()
+            .next()
+            .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+            .unwrap_or(0);
+        let body: Vec<&str> = lines
+            .by_ref()
+            .take_while(|l| !l.trim().is_empty())
+            .collect();
+        bodies.push((address, body));
+    }
+    bodies
+}
+
+/// The address and size of every function called `symbol` in `nm -C -S` output (the copies of
+/// a generic function share a demangled name), in ascending order of address.
+pub fn symbol_ranges(nm_output: &str, symbol: &str) -> Vec<(u64, u64)> {
+    let mut ranges: Vec<(u64, u64)> = nm_output
         .lines()
-        .skip_while(|l| !l.ends_with(&header))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|line| {
+            let mut parts = line.splitn(4, ' ');
+            let (address, size, kind, name) =
+                (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+            if name != symbol || !matches!(kind, "T" | "t") {
+                return None;
+            }
+            let hex = |h: &str| u64::from_str_radix(h, 16).ok();
+            Some((hex(address)?, hex(size)?))
+        })
+        .collect();
+    ranges.sort_unstable();
+    ranges
+}
+
+fn run(command: &mut Command, what: &str) -> Result<String, String> {
+    let output = command
+        .output()
+        .map_err(|err| format!("cannot run {what}: {err}"))?;
+    if !output.status.success() {
+        return Err(format!("{what} failed ({})", output.status));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Finds every function called `symbol` in `binary` (its demangled path, e.g.
+/// `stack_buffer::workloads::zeroed_2k`; the copies of a generic function share it) with `nm`,
+/// disassembles each with `objdump -d`, and reads its zeroing: `(address, reading)` in
+/// ascending order of address.
+///
+/// # Errors
+/// If `nm` or `objdump` cannot be run or fails, or no such function is in the binary (inlined
+/// everywhere, or a wrong name).
+pub fn disassemble_all(binary: &Path, symbol: &str) -> Result<Vec<(u64, Disassembly)>, String> {
+    let symbols = run(
+        Command::new("nm")
+            .args(["-C", "-S", "--defined-only"])
+            .arg(binary),
+        "nm",
+    )?;
+    let ranges = symbol_ranges(&symbols, symbol);
+    if ranges.is_empty() {
+        return Err(format!("`{symbol}` not found in {}", binary.display()));
+    }
+    ranges
+        .into_iter()
+        .map(|(address, size)| {
+            let text = run(
+                Command::new("objdump")
+                    .args(["-d", "-C", "--no-show-raw-insn"])
+                    .arg(format!("--start-address={address:#x}"))
+                    .arg(format!("--stop-address={:#x}", address + size))
+                    .arg(binary),
+                "objdump",
+            )?;
+            let body = function_body(&text, symbol);
+            if body.is_empty() {
+                return Err(format!("`{symbol}` at {address:#x}: no code"));
+            }
+            Ok((address, read_zeroing(&body)))
+        })
         .collect()
 }
 
-/// Runs `objdump -d -C` on one function of `binary` (its demangled path, e.g.
-/// `stack_buffer::workloads::zeroed_2k`) and reads its zeroing.
+/// [`disassemble_all`]'s first function of that name.
 ///
 /// # Errors
-/// If `objdump` cannot be run or fails, or the function is not in the binary (inlined
-/// everywhere, or a wrong name).
+/// As [`disassemble_all`].
 pub fn disassemble(binary: &Path, symbol: &str) -> Result<Disassembly, String> {
-    let output = Command::new("objdump")
-        .args(["-d", "-C", "--no-show-raw-insn"])
-        .arg(format!("--disassemble={symbol}"))
-        .arg(binary)
-        .output()
-        .map_err(|err| format!("cannot run objdump: {err}"))?;
-    if !output.status.success() {
-        return Err(format!("objdump failed ({})", output.status));
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
-    let body = function_body(&text, symbol);
-    if body.is_empty() {
-        return Err(format!("`{symbol}` not found in {}", binary.display()));
-    }
-    Ok(read_zeroing(&body))
+    Ok(disassemble_all(binary, symbol)?[0].1)
 }
 
 #[cfg(test)]
@@ -297,8 +373,9 @@ mod tests {
         read_zeroing(&body)
     }
 
+    /// S4's reader: sixteen 16-byte stores of a zeroed register are 256 B of inline zeroing.
     #[test]
-    fn s4_sixteen_vector_stores_zero_256_bytes_inline() {
+    fn the_reader_counts_sixteen_vector_stores_as_256_bytes_of_inline_zeroing() {
         let d = read(ZEROED_256B, "stack_buffer::workloads::zeroed_256b");
         assert_eq!(d.instructions, 27, "the body stops at the blank line");
         assert_eq!((d.zero_stores, d.zero_store_bytes), (16, 256));
@@ -307,17 +384,21 @@ mod tests {
         assert_eq!(d.stack_probes, 0);
     }
 
+    /// S4's reader: a probe is a store to `(%rsp)` right after a page step, not zeroing, and a
+    /// `memset` call's size is the immediate in `%edx` before it.
     #[test]
-    fn s4_an_8k_frame_has_two_stack_probes_and_a_memset_call() {
+    fn the_reader_tells_stack_probes_from_zeroing_and_reads_the_memset_size() {
         let d = read(ZEROED_8K, "stack_buffer::workloads::zeroed_8k");
         assert_eq!(d.stack_probes, 2, "one store per 4 KiB page, not zeroing");
         assert_eq!(d.zero_stores, 0);
         assert!(d.memset_call);
+        assert_eq!(d.memset_bytes, 8192);
         assert_eq!(d.verdict(), Verdict::MemsetCall);
     }
 
+    /// S4's reader: stores of 1.0 and 2.0 are not zeroing.
     #[test]
-    fn s4_the_unzeroed_array_has_a_probe_and_no_zeroing() {
+    fn the_reader_finds_no_zeroing_where_only_nonzero_values_are_stored() {
         let d = read(UNINIT_8K, "stack_buffer::workloads::uninit_8k");
         assert_eq!(d.stack_probes, 1);
         assert_eq!(
@@ -365,5 +446,32 @@ mod tests {
     fn a_missing_symbol_has_an_empty_body() {
         assert!(function_body(ZEROED_256B, "stack_buffer::workloads::zeroed_2k").is_empty());
         assert!(function_body(ZEROED_256B, "zeroed_256").is_empty());
+    }
+
+    /// S4's reader: the copies of a generic function are found by name in `nm`'s listing.
+    #[test]
+    fn the_reader_finds_every_copy_of_a_generic_function_in_the_symbols() {
+        let nm = "\
+00000000001042f0 0000000000000050 T stack_buffer::workloads::zeroed_8k
+00000000001042a0 0000000000000048 T stack_buffer::workloads::zeroed_8k
+0000000000104100 0000000000000041 T stack_buffer::workloads::uninit_8k
+00000000001cd2b0 0000000000000008 d stack_buffer::workloads::zeroed_8k
+";
+        assert_eq!(
+            symbol_ranges(nm, "stack_buffer::workloads::zeroed_8k"),
+            [(0x1042a0, 0x48), (0x1042f0, 0x50)]
+        );
+        assert!(symbol_ranges(nm, "stack_buffer::workloads::zeroed_2k").is_empty());
+    }
+
+    /// S4's reader: the two copies of a generic function share a demangled name; both are
+    /// read, each with its address.
+    #[test]
+    fn the_reader_finds_every_copy_of_a_generic_function() {
+        let two = format!("{ZEROED_8K}\n{}", ZEROED_8K.replace("4a0e0 <", "4a1e0 <"));
+        let bodies = function_bodies(&two, "stack_buffer::workloads::zeroed_8k");
+        let addresses: Vec<u64> = bodies.iter().map(|(a, _)| *a).collect();
+        assert_eq!(addresses, [0x4a0e0, 0x4a1e0]);
+        assert_eq!(read_zeroing(&bodies[0].1), read_zeroing(&bodies[1].1));
     }
 }

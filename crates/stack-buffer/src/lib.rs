@@ -8,6 +8,7 @@ pub mod experiments;
 pub mod heap;
 pub mod lints;
 pub mod probe;
+pub mod spans;
 pub mod workloads;
 
 use std::fmt;
@@ -220,6 +221,7 @@ pub fn scratch_pool() -> &'static BufferPool<f64> {
 ///
 /// The work needs one scratch buffer of 2N `f64`s (the N billed weights, then the free capacity
 /// of each open box); `scratch` says where it comes from. Every strategy returns the same count.
+/// The pooled strategies rent from [`scratch_pool`]; [`pack_boxes_with`] takes a pool of yours.
 ///
 /// ```
 /// use stack_buffer::{pack_boxes, Item, Scratch, AIR_FACTOR};
@@ -237,37 +239,57 @@ pub fn pack_boxes(
     factor: f64,
     scratch: Scratch,
 ) -> Result<usize, PackError> {
+    pack_boxes_with(scratch_pool(), items, box_capacity_kg, factor, scratch)
+}
+
+/// [`pack_boxes`] with the pooled strategies ([`Scratch::Pool`], and [`Scratch::Hybrid`] above
+/// [`MAX_STACK_ITEMS`]) renting from `pool`.
+///
+/// ```
+/// use pool::{BufferPool, PoolConfig};
+/// use stack_buffer::{generate_order, pack_boxes_with, Scratch, AIR_FACTOR, BOX_KG};
+/// let mine = BufferPool::<f64>::new(PoolConfig::default());
+/// pack_boxes_with(&mine, &generate_order(128, 1), BOX_KG, AIR_FACTOR, Scratch::Hybrid)?;
+/// assert_eq!(mine.stats().rents, 0); // 128 items: the stack array
+/// pack_boxes_with(&mine, &generate_order(129, 1), BOX_KG, AIR_FACTOR, Scratch::Hybrid)?;
+/// assert_eq!(mine.stats().rents, 1); // 129 items: the pool
+/// # Ok::<(), stack_buffer::PackError>(())
+/// ```
+///
+/// Always inlined, so each copy of a measured caller (`workloads::pack_copy`) holds its own copy
+/// of this buffer handling; the packing itself is one body (`pack_into`, or `pack_uninit` for
+/// [`Scratch::StackUninit`]), called by every copy.
+///
+/// # Errors
+/// As [`pack_boxes`].
+#[inline(always)]
+pub fn pack_boxes_with(
+    pool: &BufferPool<f64>,
+    items: &[Item],
+    box_capacity_kg: f64,
+    factor: f64,
+    scratch: Scratch,
+) -> Result<usize, PackError> {
     let n2 = items.len() * 2;
+    let too_many = || PackError::TooManyForStack {
+        items: items.len(),
+        max: MAX_STACK_ITEMS,
+    };
+    let on_the_stack = items.len() <= MAX_STACK_ITEMS;
     match scratch {
         Scratch::Heap => pack_into(items, box_capacity_kg, factor, &mut vec![0.0; n2]),
-        Scratch::Pool => pack_into(items, box_capacity_kg, factor, &mut scratch_pool().rent(n2)),
-        Scratch::Stack => {
-            if items.len() > MAX_STACK_ITEMS {
-                return Err(PackError::TooManyForStack {
-                    items: items.len(),
-                    max: MAX_STACK_ITEMS,
-                });
-            }
+        Scratch::Pool => pack_into(items, box_capacity_kg, factor, &mut pool.rent(n2)),
+        Scratch::Stack | Scratch::Hybrid if on_the_stack => {
             let mut buf = [0.0f64; CAP];
             pack_into(items, box_capacity_kg, factor, &mut buf[..n2])
         }
-        Scratch::StackUninit => {
-            if items.len() > MAX_STACK_ITEMS {
-                return Err(PackError::TooManyForStack {
-                    items: items.len(),
-                    max: MAX_STACK_ITEMS,
-                });
-            }
+        Scratch::Hybrid => pack_into(items, box_capacity_kg, factor, &mut pool.rent(n2)),
+        Scratch::Stack => Err(too_many()),
+        Scratch::StackUninit if on_the_stack => {
             let mut buf = [const { MaybeUninit::<f64>::uninit() }; CAP];
             pack_uninit(items, box_capacity_kg, factor, &mut buf[..n2])
         }
-        Scratch::Hybrid => {
-            if items.len() <= MAX_STACK_ITEMS {
-                pack_boxes(items, box_capacity_kg, factor, Scratch::Stack)
-            } else {
-                pack_boxes(items, box_capacity_kg, factor, Scratch::Pool)
-            }
-        }
+        Scratch::StackUninit => Err(too_many()),
         Scratch::SmallVec256 => {
             let mut buf: InlineScratch = smallvec::smallvec![0.0; n2];
             pack_into(items, box_capacity_kg, factor, &mut buf)
@@ -308,7 +330,9 @@ fn billed_weights(
     Ok(())
 }
 
-/// First-fit-decreasing with an initialised scratch of at least 2N values.
+/// First-fit-decreasing with an initialised scratch of at least 2N values: the one packing
+/// body every initialised strategy calls.
+#[inline(never)]
 fn pack_into(
     items: &[Item],
     capacity: f64,
@@ -333,6 +357,7 @@ fn pack_into(
 }
 
 /// The same algorithm over uninitialised scratch: every slot is written before it is read.
+#[inline(never)]
 fn pack_uninit(
     items: &[Item],
     capacity: f64,

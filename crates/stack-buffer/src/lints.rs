@@ -96,9 +96,20 @@ pub const STACK_LINTS: [StackLint; 3] = [
     StackLint {
         lint: "large_futures",
         threshold_key: "future-size-threshold",
-        measures: "a future, where it is awaited or passed on",
+        measures: "a future, where it is awaited",
     },
 ];
+
+/// The clippy that `cargo clippy` runs here (`clippy 0.1.95 (…)`), `None` if it cannot be run.
+pub fn clippy_version() -> Option<String> {
+    let out = std::process::Command::new("cargo")
+        .args(["clippy", "--version"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (!version.is_empty()).then_some(version)
+}
 
 /// One function of the fixture `tests/fixtures/stack_lints.rs` and what flags it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,9 +8,9 @@
 //! ([`Launcher`]) reads the exit status. The experiments binary does this in release mode; the
 //! test suite does it with its own test binary, in the dev profile.
 //!
-//! Three kinds of probe ([`Probe`]): a recursion of 8 KiB frames ([`descend`]), one single
-//! array of a given size ([`single_array`]), and a boxed array built one of four ways
-//! ([`boxed`]) — `Box::new([0u8; N])` builds the array on the stack first when the compiler
+//! Four kinds of probe ([`Probe`]): a recursion of 8 KiB frames ([`descend`]), the same inside
+//! `catch_unwind` under a guard with a `Drop` ([`descend_guarded`]), one single array of a
+//! given size ([`single_array`]), and a boxed array built one of four ways ([`boxed`]) — `Box::new([0u8; N])` builds the array on the stack first when the compiler
 //! does not optimise the copy away, which is what the dev profile shows.
 
 use std::hint::black_box;
@@ -33,6 +33,32 @@ pub fn descend(depth: usize) -> u8 {
     }
     let below = descend(depth - 1);
     black_box(frame)[0] ^ below
+}
+
+/// What [`descend_guarded`]'s guard prints to standard error when it is dropped.
+pub const GUARD_DROPPED: &str = "the guard was dropped";
+/// What [`descend_guarded`] prints to standard error when `catch_unwind` returns.
+pub const UNWIND_CAUGHT: &str = "catch_unwind returned";
+
+/// Prints [`GUARD_DROPPED`] when dropped.
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        eprintln!("{GUARD_DROPPED}");
+    }
+}
+
+/// S8: [`descend`] `depth` levels inside `std::panic::catch_unwind`, holding a guard whose
+/// `Drop` prints [`GUARD_DROPPED`]; prints [`UNWIND_CAUGHT`] if `catch_unwind` returns. A
+/// descent that fits prints both; one that overflows the stack prints neither: the process is
+/// aborted, nothing unwinds, no destructor runs.
+pub fn descend_guarded(depth: usize) -> u8 {
+    let guard = Guard;
+    let result = std::panic::catch_unwind(|| descend(depth));
+    eprintln!("{UNWIND_CAUGHT}");
+    drop(guard);
+    result.unwrap_or(0)
 }
 
 /// The address of an 8 KiB stack array declared inside a loop body, iteration by iteration.
@@ -284,6 +310,9 @@ pub fn run(thread: Thread, depth: usize) -> u8 {
 pub enum Probe {
     /// [`descend`] this many levels below the first frame.
     Descend(usize),
+    /// [`descend_guarded`] this many levels: the descent inside `catch_unwind`, under a guard
+    /// whose `Drop` prints [`GUARD_DROPPED`].
+    Guarded(usize),
     /// [`single_array`] of this many bytes.
     SingleArray(usize),
     /// [`boxed`] this way, this many bytes.
@@ -300,11 +329,12 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// The text form: `<thread>:descend:<depth>`, `<thread>:array:<bytes>` or
-    /// `<thread>:<way>:<bytes>`.
+    /// The text form: `<thread>:descend:<depth>`, `<thread>:guarded:<depth>`,
+    /// `<thread>:array:<bytes>` or `<thread>:<way>:<bytes>`.
     pub fn encode(&self) -> String {
         let (kind, n) = match self.probe {
             Probe::Descend(depth) => ("descend", depth),
+            Probe::Guarded(depth) => ("guarded", depth),
             Probe::SingleArray(bytes) => ("array", bytes),
             Probe::Boxed(way, bytes) => (way.name(), bytes),
         };
@@ -322,6 +352,7 @@ impl Spec {
         }
         let probe = match kind {
             "descend" => Probe::Descend(n),
+            "guarded" => Probe::Guarded(n),
             "array" => Probe::SingleArray(n),
             _ => Probe::Boxed(BoxWay::from_name(kind)?, n),
         };
@@ -334,6 +365,7 @@ impl Spec {
         let probe = self.probe;
         let result = self.thread.run(move || match probe {
             Probe::Descend(depth) => Some(descend(depth)),
+            Probe::Guarded(depth) => Some(descend_guarded(depth)),
             Probe::SingleArray(bytes) => single_array(bytes),
             Probe::Boxed(way, bytes) => boxed(way, bytes),
         });
@@ -350,7 +382,7 @@ pub fn child_from_env() -> Option<ExitCode> {
     let text = std::env::var(PROBE_VAR).ok()?;
     let outcome = Spec::decode(&text)
         .ok_or_else(|| {
-            format!("{PROBE_VAR}={text}: expected <main|spawned|sized=BYTES>:<descend|array|box-way>:<n>")
+            format!("{PROBE_VAR}={text}: expected <main|spawned|sized=BYTES>:<descend|guarded|array|box-way>:<n>")
         })
         .and_then(Spec::run);
     Some(match outcome {
@@ -568,10 +600,19 @@ pub fn rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// S10: resident memory (KiB) before, and while `threads` threads each hold `frames` 8 KiB
-/// frames of touched stack.
-pub fn rss_with_threads(threads: usize, frames: usize) -> Option<(u64, u64)> {
+/// The frame the resident-memory probe ([`rss_with_threads`]) descends by: a 2 KiB array, the
+/// seed's cap.
+pub const HOLD_FRAME: usize = 2 * 1024;
+
+/// S10: resident memory (KiB) before, and while `threads` threads each hold `kib` KiB of
+/// touched stack (`kib / 2` frames of a 2 KiB array; 0 KiB: the thread waits without one).
+/// `None` if `/proc/self/status` cannot be read or `kib` is odd.
+pub fn rss_with_threads(threads: usize, kib: usize) -> Option<(u64, u64)> {
     use std::sync::Arc;
+    if !kib.is_multiple_of(HOLD_FRAME / 1024) {
+        return None;
+    }
+    let frames = kib * 1024 / HOLD_FRAME;
     let before = rss_kib()?;
     let ready = Arc::new(Barrier::new(threads + 1));
     let release = Arc::new(Barrier::new(threads + 1));
@@ -579,7 +620,12 @@ pub fn rss_with_threads(threads: usize, frames: usize) -> Option<(u64, u64)> {
         .map(|_| {
             let (ready, release) = (Arc::clone(&ready), Arc::clone(&release));
             std::thread::spawn(move || {
-                hold(frames, &ready, &release);
+                if frames == 0 {
+                    ready.wait();
+                    release.wait();
+                } else {
+                    hold(frames, &ready, &release);
+                }
             })
         })
         .collect();
@@ -592,12 +638,12 @@ pub fn rss_with_threads(threads: usize, frames: usize) -> Option<(u64, u64)> {
     Some((before, during?))
 }
 
-/// Descends `frames` 8 KiB frames, then waits at the bottom until released.
+/// Descends `frames` frames of a touched 2 KiB array, then waits at the bottom until released.
 #[inline(never)]
 fn hold(frames: usize, ready: &Barrier, release: &Barrier) -> u8 {
-    let mut frame = [0u8; FRAME];
+    let mut frame = [0u8; HOLD_FRAME];
     let frame = black_box(&mut frame);
-    frame[FRAME - 1] = frames as u8;
+    frame[HOLD_FRAME - 1] = frames as u8;
     if frames <= 1 {
         ready.wait();
         release.wait();
@@ -618,6 +664,10 @@ mod tests {
             Spec {
                 thread: Thread::Main,
                 probe: Probe::Descend(12),
+            },
+            Spec {
+                thread: Thread::Sized(1 << 20),
+                probe: Probe::Guarded(256),
             },
             Spec {
                 thread: Thread::Sized(1 << 20),

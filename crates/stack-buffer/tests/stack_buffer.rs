@@ -3,11 +3,12 @@
 //! processes: this test binary re-runs itself through `probe_child`), and errors for bad input.
 
 use lab::count;
+use pool::{BufferPool, PoolConfig};
 use proptest::prelude::*;
 use stack_buffer::probe::{BoxWay, Launcher, Probe, Spec, Thread};
 use stack_buffer::{
     AIR_FACTOR, BOX_KG, InlineScratch, Item, MAX_STACK_ITEMS, PackError, Scratch,
-    SmallInlineScratch, billed_weight_kg, generate_order, pack_boxes, probe, scratch_pool,
+    SmallInlineScratch, billed_weight_kg, generate_order, pack_boxes, pack_boxes_with, probe,
     workloads,
 };
 
@@ -112,22 +113,25 @@ fn every_strategy_agrees_at_127_128_and_129_items() {
     }
 }
 
-/// S11: the hybrid switches to the pool above the stack capacity.
+/// S11: the hybrid switches to the pool above the stack capacity. A pool of the test's own, so
+/// no other test renting at the same time can answer for it.
 #[test]
 fn hybrid_at_129_items_rents_from_the_pool_and_at_128_does_not() {
-    let pool = scratch_pool();
-    let rents = || pool.stats().rents;
-    // Other tests rent from the same pool on other threads: count this thread's effect only
-    // through a difference that is at least one, and the stack path through allocations.
-    let before = rents();
-    pack_boxes(&generate_order(129, 3), BOX_KG, AIR_FACTOR, Scratch::Hybrid).unwrap();
-    assert!(rents() > before);
-    let (_, stats) =
-        count(|| pack_boxes(&generate_order(128, 3), BOX_KG, AIR_FACTOR, Scratch::Hybrid).unwrap());
-    let order_bytes = (128 * std::mem::size_of::<Item>()) as u64;
+    let mine = BufferPool::<f64>::new(PoolConfig::default());
+    let hybrid = |n| {
+        let order = generate_order(n, 3);
+        count(|| pack_boxes_with(&mine, &order, BOX_KG, AIR_FACTOR, Scratch::Hybrid).unwrap()).1
+    };
+    let at_128 = hybrid(128);
+    assert_eq!(mine.stats().rents, 0, "128 items: the stack array");
+    assert_eq!(at_128.allocs, 0);
+    hybrid(129);
+    assert_eq!(mine.stats().rents, 1, "129 items: the pool");
+    let again = hybrid(129);
     assert_eq!(
-        stats.bytes_allocated, order_bytes,
-        "only the generated order itself"
+        (mine.stats().rents, again.allocs),
+        (2, 0),
+        "warm: no allocation"
     );
 }
 
@@ -257,46 +261,51 @@ fn probes_survive_a_shallow_descent_on_every_kind_of_thread() {
 #[test]
 #[cfg_attr(miri, ignore = "reads /proc")]
 fn s10_threads_holding_touched_stack_add_at_least_half_of_it_to_resident_memory() {
-    let (threads, frames) = (8, 32);
-    let (before, during) = probe::rss_with_threads(threads, frames).expect("/proc/self/status");
-    let touched_kib = (threads * frames * probe::FRAME / 1024) as u64;
+    let (threads, kib) = (8, 256);
+    let (before, during) = probe::rss_with_threads(threads, kib).expect("/proc/self/status");
+    let touched_kib = (threads * kib) as u64;
     assert!(
         during.saturating_sub(before) >= touched_kib / 2,
         "{before} KiB before, {during} KiB during"
     );
 }
 
-/// S1, S3, S4: every workload that reaches a buffer writes the first and last value and reads
-/// them back (1.0 + 2.0); the heap ones allocate exactly the buffer, the stack ones nothing.
+/// S1, S3, S4: every workload that reaches a buffer, both copies, writes the first and last
+/// value and reads them back (1.0 + 2.0); the heap ones allocate exactly the buffer, the stack
+/// ones nothing.
 #[test]
 fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
-    for (bytes, fns) in workloads::S3 {
-        for (name, f) in fns {
+    for (bytes, zeroed, uninit) in workloads::STACK_SIZES {
+        for f in zeroed.copies.into_iter().chain(uninit.copies) {
             let (value, stats) = count(f);
-            assert_eq!(value, 3.0, "{name}");
-            let on_the_heap = name.starts_with("heap");
+            assert_eq!((value, stats.allocs), (3.0, 0), "{bytes} B");
+        }
+    }
+    for (bytes, zeroed, uninit) in workloads::HEAP_SIZES {
+        for f in zeroed.copies.into_iter().chain(uninit.copies) {
+            let (value, stats) = count(f);
             assert_eq!(
-                stats.bytes_allocated,
-                if on_the_heap { bytes as u64 } else { 0 },
-                "{name}"
+                (value, stats.bytes_allocated),
+                (3.0, bytes as u64),
+                "{bytes} B"
             );
         }
     }
-    for (_, name, f) in workloads::S4_ZEROED {
-        assert_eq!(f(), 3.0, "{name}");
-    }
     let mut existing = vec![7.0; 1024];
-    assert_eq!(workloads::memset_existing(&mut existing), 3.0);
+    assert_eq!(workloads::memset_existing::<0>(&mut existing), 3.0);
     assert!(existing[1..1023].iter().all(|&x| x == 0.0));
+    assert_eq!(workloads::floor::<1>(&mut existing), 3.0);
     for n in workloads::S1_ITEMS {
-        let (value, heap) = count(|| workloads::s1_heap(n));
+        let (value, heap) = count(|| workloads::s1_heap::<1>(n));
         assert_eq!((value, heap.bytes_allocated), (3.0, 16 * n as u64), "{n}");
-        workloads::s1_pool(n); // warm
-        let (value, pool) = count(|| workloads::s1_pool(n));
+        workloads::s1_pool::<0>(n); // warm
+        let (value, pool) = count(|| workloads::s1_pool::<0>(n));
         assert_eq!((value, pool.bytes_allocated), (3.0, 0), "{n}");
         if n <= MAX_STACK_ITEMS {
-            let (value, stack) = count(|| workloads::s1_stack(n));
-            assert_eq!((value, stack.bytes_allocated), (3.0, 0), "{n}");
+            for f in [workloads::s1_stack::<0>, workloads::s1_stack_uninit::<1>] {
+                let (value, stack) = count(|| f(n));
+                assert_eq!((value, stack.bytes_allocated), (3.0, 0), "{n}");
+            }
         }
     }
 }
@@ -328,21 +337,21 @@ fn allocations(f: impl FnOnce() -> f64) -> u64 {
 #[test]
 fn s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above() {
     for n in workloads::S12_ITEMS {
-        let large = allocations(|| workloads::s12_smallvec_256(n));
+        let large = allocations(|| workloads::s12_smallvec_256::<0>(n));
         assert_eq!(
             large,
             u64::from(2 * n > 256),
             "SmallVec<[f64; 256]>, {n} items"
         );
-        let small = allocations(|| workloads::s12_smallvec_32(n));
+        let small = allocations(|| workloads::s12_smallvec_32::<1>(n));
         assert_eq!(
             small,
             u64::from(2 * n > 32),
             "SmallVec<[f64; 32]>, {n} items"
         );
-        workloads::s12_hybrid(n); // warm the pool for this size
+        workloads::s12_hybrid::<0>(n); // warm the pool for this size
         assert_eq!(
-            allocations(|| workloads::s12_hybrid(n)),
+            allocations(|| workloads::s12_hybrid::<0>(n)),
             0,
             "hybrid, {n} items"
         );
@@ -360,8 +369,8 @@ fn s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above() {
     }
 }
 
-/// S12: the inline array is part of the `SmallVec` value, so every move copies all of it; a
-/// `Vec` or a pool guard is a few words wherever the data is.
+/// S12: the inline array is part of the `SmallVec` value, so a move that is not elided copies
+/// all of it; a `Vec` or a pool guard is a few words wherever the data is.
 #[test]
 fn s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved() {
     let sizes: Vec<usize> = workloads::S12_VALUE_SIZES.iter().map(|(_, s)| *s).collect();
@@ -448,89 +457,243 @@ fn s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib() {
     assert!((depth + 1) * probe::FRAME <= largest, "{depth} frames");
 }
 
-/// S13: in the dev profile `Box::new([0u8; N])` builds the array on the stack and copies it:
-/// on a 2 MiB thread 1 MiB survives and 2 MiB aborts the process. The three other ways build
-/// 16 MiB on the same thread. (Release builds remove the copy; this test binary is dev.)
+/// S8: a stack overflow is not a panic: a descent that overflows inside `catch_unwind`, under a
+/// guard whose `Drop` prints a marker, aborts the process with SIGABRT, and neither the guard's
+/// marker nor the line after `catch_unwind` is printed. The same descent, shallow enough to
+/// fit, prints both (so the markers would show if they ran).
 #[test]
 #[cfg_attr(miri, ignore = "runs child processes")]
-fn s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile() {
+fn s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it() {
     let launcher = launcher();
-    let thread = Thread::Sized(2 * ONE_MIB);
-    let spec = |way, bytes| Spec {
-        thread,
-        probe: Probe::Boxed(way, bytes),
+    let guarded = |depth| Spec {
+        thread: Thread::Sized(ONE_MIB),
+        probe: Probe::Guarded(depth),
     };
-    if cfg!(debug_assertions) {
-        let (largest, failure) = launcher.largest_boxed(BoxWay::BoxNew, thread).unwrap();
-        assert_eq!(largest, Some(ONE_MIB));
-        let failure = failure.expect("2 MiB does not survive");
-        assert!(
-            failure.message.contains("has overflowed its stack"),
-            "{}",
-            failure.message
-        );
-    }
+    let fits = launcher.run(guarded(4)).unwrap();
+    assert!(fits.survived, "{}", fits.message);
+    assert!(
+        fits.message.contains(probe::GUARD_DROPPED),
+        "{}",
+        fits.message
+    );
+    assert!(
+        fits.message.contains(probe::UNWIND_CAUGHT),
+        "{}",
+        fits.message
+    );
+    let overflows = launcher.run(guarded(256)).unwrap();
+    assert_eq!(overflows.signal, Some(6), "SIGABRT: {}", overflows.message);
+    assert!(
+        overflows.message.contains("has overflowed its stack"),
+        "{}",
+        overflows.message
+    );
+    assert!(
+        !overflows.message.contains(probe::GUARD_DROPPED),
+        "{}",
+        overflows.message
+    );
+    assert!(
+        !overflows.message.contains(probe::UNWIND_CAUGHT),
+        "{}",
+        overflows.message
+    );
+}
+
+/// S13: in the dev profile `Box::new([0u8; N])` builds the array on the stack before moving it
+/// into the heap: on a 2 MiB thread 1 MiB survives and 2 MiB aborts the process. Ignored when
+/// the tests are built with optimisations (`debug_assertions` off is the sign), where the
+/// compiler may remove that temporary.
+#[test]
+#[cfg_attr(miri, ignore = "runs child processes")]
+#[cfg_attr(not(debug_assertions), ignore = "a dev-profile fact")]
+fn s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile() {
+    let (largest, failure) = launcher()
+        .largest_boxed(BoxWay::BoxNew, Thread::Sized(2 * ONE_MIB))
+        .unwrap();
+    assert_eq!(largest, Some(ONE_MIB));
+    let failure = failure.expect("2 MiB does not survive");
+    assert!(
+        failure.message.contains("has overflowed its stack"),
+        "{}",
+        failure.message
+    );
+}
+
+/// S13: the three ways that allocate the zeroed block on the heap directly build 16 MiB on a
+/// 2 MiB thread, in any profile.
+#[test]
+#[cfg_attr(miri, ignore = "runs child processes")]
+fn s13_the_three_heap_ways_build_16_mib_on_a_2_mib_thread() {
+    let launcher = launcher();
     for way in [
         BoxWay::VecIntoBoxedSlice,
         BoxWay::NewZeroed,
         BoxWay::TryFromBoxedSlice,
     ] {
-        let run = launcher.run(spec(way, 16 * ONE_MIB)).unwrap();
+        let spec = Spec {
+            thread: Thread::Sized(2 * ONE_MIB),
+            probe: Probe::Boxed(way, 16 * ONE_MIB),
+        };
+        let run = launcher.run(spec).unwrap();
         assert!(run.survived, "{way:?}: {}", run.message);
     }
 }
 
-/// S3: glibc serves requests of up to 1,032 bytes from the thread's own cache (last in, first
-/// out) and larger ones from the arena — the step in S3's heap columns between 256 B and 2 KiB.
+/// S3: glibc serves `malloc` requests of up to 1,032 bytes from the thread's own cache (last
+/// in, first out) and larger ones from the arena — the step S3-heap times at 1,040 B.
 #[test]
 #[cfg(target_env = "gnu")]
 #[cfg_attr(miri, ignore = "Miri has its own allocator, not glibc's")]
 fn s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache() {
-    use stack_buffer::heap::{largest_lifo_request, malloc_free, reuses_last_freed};
-    assert!(reuses_last_freed(256));
-    assert!(reuses_last_freed(1032));
-    assert!(!reuses_last_freed(1040));
-    assert!(!reuses_last_freed(2048));
+    use stack_buffer::heap::{Request, largest_lifo_request, malloc_free, reuses_last_freed};
+    assert!(reuses_last_freed(Request::Malloc, 256));
+    assert!(reuses_last_freed(Request::Malloc, 1032));
+    assert!(!reuses_last_freed(Request::Malloc, 1040));
+    assert!(!reuses_last_freed(Request::Malloc, 2048));
     assert_eq!(largest_lifo_request(256, 4096), Some(1032));
-    assert_eq!(malloc_free(1040), 3);
+    assert_eq!(malloc_free::<0>(1040), 3.0);
+}
+
+/// S3: `vec![0.0; n]` is a `calloc`, and glibc's `calloc` before 2.41 never looks in the
+/// per-thread cache: at sizes where a `malloc`'s freed block comes back last in, first out, a
+/// `calloc`'s does not. From 2.41 on, both do.
+#[test]
+#[cfg(target_env = "gnu")]
+#[cfg_attr(miri, ignore = "Miri has its own allocator, not glibc's")]
+fn s3_calloc_skips_the_per_thread_cache_before_glibc_2_41() {
+    use stack_buffer::heap::{
+        Request, calloc_free, calloc_uses_the_thread_cache, glibc_version, reuses_last_freed,
+    };
+    let version = glibc_version().expect("getconf GNU_LIBC_VERSION");
+    let cached = calloc_uses_the_thread_cache(version);
+    for bytes in [256, 1024, 1032] {
+        assert!(
+            reuses_last_freed(Request::Malloc, bytes),
+            "malloc, {bytes} B"
+        );
+        assert_eq!(
+            reuses_last_freed(Request::Calloc, bytes),
+            cached,
+            "calloc, {bytes} B, glibc {version:?}"
+        );
+    }
+    assert_eq!(calloc_free::<1>(1032), 3.0);
+}
+
+/// S6: glibc's block for a request is the request plus an 8-byte size field, rounded up to a
+/// multiple of 16, and at least 32 bytes: what `vec![0.0; 2N]` occupies beyond what it asks.
+#[test]
+#[cfg(all(target_env = "gnu", not(miri)))]
+fn s6_glibc_rounds_a_request_up_to_a_16_byte_chunk_with_an_8_byte_header() {
+    use stack_buffer::heap::glibc_chunk_bytes;
+    let chunks: Vec<Option<usize>> = [16, 24, 25, 128, 1032, 2048, 8192]
+        .into_iter()
+        .map(glibc_chunk_bytes)
+        .collect();
+    let expected = [32, 32, 48, 144, 1040, 2064, 8208].map(Some);
+    assert_eq!(chunks, expected);
+    assert_eq!(glibc_chunk_bytes(0), None);
+}
+
+/// Compiles `tests/fixtures/zeroing.rs` with `rustc -O`, once per test run (two tests read it).
+fn compile_the_zeroing_fixture() -> std::path::PathBuf {
+    use std::path::{Path, PathBuf};
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeroing.rs");
+            let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("s4-zeroing");
+            let status = std::process::Command::new("rustc")
+                .args([
+                    "--edition=2024",
+                    "-C",
+                    "opt-level=3",
+                    "-C",
+                    "debuginfo=0",
+                    "-o",
+                ])
+                .arg(&binary)
+                .arg(&fixture)
+                .status()
+                .expect("rustc runs");
+            assert!(status.success(), "the fixture compiles");
+            binary
+        })
+        .clone()
 }
 
 /// S4: LLVM writes a zeroed stack array of up to 256 B as inline 16-byte stores and calls
-/// `memset` from 264 B — its limit of 16 stores for an inline `memset` on x86-64 without AVX.
-/// Read from the machine code of the workloads' own source (`src/kernel.rs`), compiled alone
-/// with the release profile's `opt-level=3` by `tests/fixtures/zeroing.rs`.
+/// `memset` from 264 B — its limit of 16 stores for an inline `memset` on x86-64 without AVX —
+/// and enters an 8 KiB frame through stack probes, zeroed or not. Read from the machine code of
+/// the workloads' own source (`src/kernel.rs`), compiled alone with the release profile's
+/// `opt-level=3` by `tests/fixtures/zeroing.rs`.
 #[test]
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(miri, ignore = "runs rustc and objdump")]
 fn s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above() {
     use stack_buffer::disasm::{Verdict, disassemble};
-    use std::path::Path;
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zeroing.rs");
-    let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("s4-zeroing");
-    let status = std::process::Command::new("rustc")
-        .args([
-            "--edition=2024",
-            "-C",
-            "opt-level=3",
-            "-C",
-            "debuginfo=0",
-            "-o",
-        ])
+    let binary = compile_the_zeroing_fixture();
+    let read = |function: &str| disassemble(&binary, &format!("zeroing::{function}")).unwrap();
+    assert_eq!(
+        read("zeroed_248b").verdict(),
+        Verdict::InlineStores { bytes: 248 }
+    );
+    assert_eq!(
+        read("zeroed_256b").verdict(),
+        Verdict::InlineStores { bytes: 256 }
+    );
+    assert_eq!(read("zeroed_264b").verdict(), Verdict::MemsetCall);
+    let zeroed_2k = read("zeroed_2k");
+    assert_eq!(
+        (zeroed_2k.verdict(), zeroed_2k.memset_bytes),
+        (Verdict::MemsetCall, 2048)
+    );
+    assert_eq!(read("uninit_2k").verdict(), Verdict::NoZeroing);
+    let zeroed_8k = read("zeroed_8k");
+    assert_eq!(
+        (zeroed_8k.verdict(), zeroed_8k.memset_bytes),
+        (Verdict::MemsetCall, 8192)
+    );
+    let uninit_8k = read("uninit_8k");
+    assert_eq!(uninit_8k.verdict(), Verdict::NoZeroing);
+    for (name, d) in [("zeroed_8k", zeroed_8k), ("uninit_8k", uninit_8k)] {
+        assert!((1..=2).contains(&d.stack_probes), "{name}: {d:?}");
+        assert_eq!(d.zero_stores, 0, "{name}: a probe is not a zeroing");
+    }
+    assert_eq!(
+        read("zeroed_2k").stack_probes,
+        0,
+        "a frame under a page needs none"
+    );
+}
+
+/// S1 (and every timed table): the copy mark keeps a function's two copies apart. Compiled with
+/// optimisations, two copies of one function generic over `COPY` are two functions at two
+/// addresses when they carry the mark, and LLVM folds them into one without it — which would
+/// make a twin call the very code its original calls.
+#[test]
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(miri, ignore = "runs rustc and nm")]
+fn s1_every_measured_function_has_two_copies_at_two_addresses() {
+    use stack_buffer::disasm::symbol_ranges;
+    let binary = compile_the_zeroing_fixture();
+    let output = std::process::Command::new("nm")
+        .args(["-C", "-S", "--defined-only"])
         .arg(&binary)
-        .arg(&fixture)
-        .status()
-        .expect("rustc runs");
-    assert!(status.success(), "the fixture compiles");
-    let verdict = |function: &str| {
-        disassemble(&binary, &format!("zeroing::{function}"))
-            .unwrap()
-            .verdict()
-    };
-    assert_eq!(verdict("zeroed_248b"), Verdict::InlineStores { bytes: 248 });
-    assert_eq!(verdict("zeroed_256b"), Verdict::InlineStores { bytes: 256 });
-    assert_eq!(verdict("zeroed_264b"), Verdict::MemsetCall);
-    assert_eq!(verdict("zeroed_2k"), Verdict::MemsetCall);
-    assert_eq!(verdict("uninit_2k"), Verdict::NoZeroing);
+        .output()
+        .expect("nm runs");
+    let symbols = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        symbol_ranges(&symbols, "zeroing::marked").len(),
+        2,
+        "{symbols}"
+    );
+    assert_eq!(
+        symbol_ranges(&symbols, "zeroing::unmarked").len(),
+        1,
+        "{symbols}"
+    );
 }
 
 proptest! {
@@ -566,9 +729,11 @@ proptest! {
     }
 }
 
-/// The deliberately wrong variant: run only by `cargo +nightly miri test -p stack-buffer
-/// --features deliberate-ub -- miri_catches`, which must fail with Miri's "uninitialized"
-/// report (CI checks that it does). Natively it is undefined behaviour, so it never runs there.
+/// S11: the deliberately wrong variant, run only by `cargo +nightly miri test -p stack-buffer
+/// --features deliberate-ub -- miri_catches`, which must fail with Miri's report of
+/// uninitialised memory (`encountered uninitialized memory`, or `memory is uninitialized` in
+/// recent nightlies; CI checks that it does). Natively it is undefined behaviour, so it never
+/// runs there.
 #[cfg(all(feature = "deliberate-ub", miri))]
 #[test]
 fn miri_catches_the_uninitialised_read() {

@@ -1,15 +1,15 @@
-//! A6: churn, timed under every allocator, with X1-arena as its companion; and the memory each
-//! store holds, counted (A6-bytes). The create-only comparison is timed once, in A1's run.
+//! A6: churn, timed under every allocator, and the memory each store holds, counted (A6-bytes).
+//! The create-only comparison is timed once, in A1's run.
 
 use std::hint::black_box;
 
 use lab::fmt::thousands;
 use lab::report::{Function, Run};
 use lab::table::Cell;
-use lab::timing::{Method, Schedule, Timing};
-use lab::{Kind, Table, count};
+use lab::timing::{Schedule, Timing};
+use lab::{Table, count};
 
-use super::{a1_run, instructions_missing, noise_note, timed_columns, x1};
+use super::{noise_note, timed_columns};
 use crate::N;
 use crate::churn::{CHURN_ARENA, CHURN_BOX, CHURN_LIVE, CHURN_POOL, CHURN_STEPS, CHURNS, ChurnWay};
 
@@ -31,13 +31,9 @@ fn a6_churn(run: &Run) -> Vec<Table> {
         );
     }
     let m = timing.run(Schedule::Interleaved);
-    let rows: Vec<Method<'_>> = m.methods().collect();
-    let mut table = run.own(timed_columns(&m, "store").table("A6", Kind::Time, "", &rows));
-    table.note(m.protocol_note());
+    run.keep(0, &m);
+    let mut table = run.own(m.table_with("A6", "", &timed_columns(&m, "store")));
     table.note(noise_note(&m));
-    if let Some(why) = instructions_missing(&m) {
-        table.note(why);
-    }
     table.note("The seed did not measure churn.");
     table.note("Each step frees the object in a pseudo-random slot and creates a new one there; the three stores free and create the same objects (memory: A6-bytes).");
     m.conclude_under_each(
@@ -50,8 +46,7 @@ fn a6_churn(run: &Run) -> Vec<Table> {
         },
         |under| under.target(|p| p.faster(CHURN_POOL.label, CHURN_ARENA.label)),
     );
-    let x1 = x1::table(&a1_run(), &m);
-    vec![table, x1]
+    vec![table]
 }
 
 /// The pool's peak under churn may be at most this fraction of the arena's.

@@ -4,9 +4,7 @@
 //!
 //! One file per topic: `seed_table.rs` (A1, its counts and the seed's ranking), `growth.rs`
 //! (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers and checks), `churn.rs` (A6), `x1.rs` (every
-//! timed technique under both allocators, a companion of A6 that also reads A1's run).
-
-use std::cell::RefCell;
+//! timed technique under both allocators, read from A1's and A6's runs).
 
 use lab::Kind;
 use lab::protocol::Allocator;
@@ -45,6 +43,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: seed_table::A1,
         pinned_by: &[test!(a1_every_way_creates_the_same_nodes)],
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "A1-counts",
@@ -60,6 +59,7 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A2",
@@ -73,6 +73,7 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a2_zigs_growth_rule_gives_the_seeds_21_remaps_at_200000_and_19_growths_at_100000),
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A3",
@@ -83,6 +84,7 @@ const EXPERIMENTS: &[Experiment] = &[
             a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved
         )],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A4",
@@ -95,6 +97,7 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a4_counting_tells_an_extended_block_from_a_moved_one),
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A4-bump",
@@ -105,6 +108,7 @@ const EXPERIMENTS: &[Experiment] = &[
             a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage
         )],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A5",
@@ -118,6 +122,7 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a5_one_function_runs_with_any_allocator),
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A8",
@@ -129,6 +134,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/arena/src/contract.rs::a8_every_rule_is_a_section_with_its_compile_fail_example_and_a_compiling_twin",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A6",
@@ -137,6 +143,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: churn::A6,
         pinned_by: &[test!(a6_every_store_frees_and_creates_the_same_objects)],
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "A6-bytes",
@@ -145,6 +152,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: churn::A6_BYTES,
         pinned_by: &[test!(a6_under_churn_the_pool_holds_a_tenth_of_the_arena_or_less)],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "A7",
@@ -156,34 +164,23 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a7_a_vec_inside_a_bump_runs_no_destructor_and_leaks_its_buffer),
         ],
         allocator_sensitive: false,
+        needs: &[],
+    },
+    Experiment {
+        id: "X1-arena",
+        kind: Kind::Time,
+        title: "The allocator as a variable: does each technique still pay under mimalloc, and does switching the allocator beat it?",
+        run: x1::X1,
+        pinned_by: &[],
+        // It makes no timing run of its own: it reads A1's and A6's, which ran under every
+        // allocator.
+        allocator_sensitive: false,
+        needs: &["A1", "A6"],
     },
 ];
 
 /// The line under every table that shows seed figures.
 const SEED_ITALIC: &str = "*Italic*: seed `001`'s figures (machine under *Sources*).";
-
-thread_local! {
-    /// A1's timing run in this process, for X1-arena (built under A6, which runs after A1).
-    static A1_RUN: RefCell<Option<Measured>> = const { RefCell::new(None) };
-}
-
-/// Keeps A1's timing run for X1-arena.
-fn keep_a1(measured: &Measured) {
-    A1_RUN.with(|run| *run.borrow_mut() = Some(measured.clone()));
-}
-
-/// A1's timing run.
-///
-/// # Panics
-/// If A1 did not run earlier in this process (`--only A6`): X1-arena compares both runs, and an
-/// X1 table without A1's rows would be wrong, not merely short.
-fn a1_run() -> Measured {
-    A1_RUN.with(|run| run.borrow().clone()).unwrap_or_else(|| {
-        panic!(
-            "A6 builds X1-arena from A1's run and its own: run A1 first in the same process (the whole chapter), not `--only A6`"
-        )
-    })
-}
 
 /// The columns every timed table of this chapter starts with: the method, its median, both
 /// noise sources under the report's allocator, its median under mimalloc and its instructions.
@@ -226,9 +223,4 @@ fn noise_note(m: &Measured) -> String {
         m.allocator.short(),
         m.allocator.short()
     )
-}
-
-/// Why a run has no instruction counts, if it has none.
-fn instructions_missing(m: &Measured) -> Option<String> {
-    m.live().instructions_note.clone()
 }

@@ -10,7 +10,7 @@ use lab::table::{Cell, Columns};
 use lab::timing::{Measured, Method, Schedule, Timing};
 use lab::{AllocStats, Kind, Table, count};
 
-use super::{SEED_ITALIC, instructions_missing, keep_a1, noise_note, timed_columns};
+use super::{SEED_ITALIC, noise_note, timed_columns};
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, BUMP_THROUGH_DYN, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE,
     PUSH_RESERVED, TYPED_ARENA_PER_ITEM, U64S_EXTENDED,
@@ -86,18 +86,15 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
         );
     }
     let m = timing.run(Schedule::Interleaved);
-    keep_a1(&m);
-    let rows: Vec<Method<'_>> = m.methods().collect();
-    let mut table = run.own(
-        timed_columns(&m, "workload")
-            .col("seed median", |r: &Method<'_>| {
-                seed_of(r.name()).map_or(Cell::Empty, |row| Cell::Seed(row.median()))
-            })
-            .table("A1", Kind::Time, "", &rows),
-    );
-    table.note(m.protocol_note());
+    run.keep(0, &m);
+    let columns = timed_columns(&m, "workload").col("seed median", |r: &Method<'_>| {
+        seed_of(r.name()).map_or(Cell::Empty, |row| Cell::Seed(row.median()))
+    });
+    let mut table = run.own(m.table_with("A1", "", &columns));
     table.note(noise_note(&m));
-    table.note(instructions_note(&m));
+    if let Some(note) = instructions_per_node(&m) {
+        table.note(note);
+    }
     table.note("Each way is a function of its own (`#[inline(never)]`), and its twin is a second copy of that function.");
     table.note("A node is 16 bytes (two `u64`s), each built through `black_box` and all folded into a checksum; the seed's objects are single `u64`s; what the allocator saw: A1-counts.");
     table.note(SEED_ITALIC);
@@ -105,10 +102,10 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
     vec![table, rank_table(&m)]
 }
 
-/// Instructions per node of the rows the chapter compares, or why there are none.
-fn instructions_note(m: &Measured) -> String {
-    if let Some(why) = instructions_missing(m) {
-        return why;
+/// Instructions per node of the rows the chapter compares, where callgrind counted them.
+fn instructions_per_node(m: &Measured) -> Option<String> {
+    if m.live().instructions_note.is_some() {
+        return None;
     }
     let per_node = |way: &Way| {
         m.expect(way.label)
@@ -117,14 +114,14 @@ fn instructions_note(m: &Measured) -> String {
                 significant(original / N as f64, 3)
             })
     };
-    format!(
+    Some(format!(
         "Instructions per node, counted by callgrind: {} with one `Box` per item (a `malloc` and a `free` each), {} with `bumpalo`, {} with `bumpalo` through `&dyn Allocator`, {} with one allocation for all of them, {} per value in the seed's shape.",
         per_node(&BOX_PER_ITEM),
         per_node(&BUMP_PER_ITEM),
         per_node(&BUMP_THROUGH_DYN),
         per_node(&ONE_ALLOCATION),
         per_node(&U64S_EXTENDED),
-    )
+    ))
 }
 
 fn a1_conclusions(table: &mut Table, m: &Measured) {

@@ -1,4 +1,4 @@
-//! X1 for chapter 4 (a companion of A6): every timed technique of the chapter against what it
+//! X1 for chapter 4: every timed technique of the chapter against what it
 //! replaces, under glibc and under mimalloc, and the question the chapter asks of the allocator:
 //! does switching it beat writing an arena or a pool? It makes no timing run of its own: it reads
 //! A1's and A6's runs, which the report measured under both allocators.
@@ -6,6 +6,7 @@
 use lab::Table;
 use lab::protocol::Allocator;
 use lab::publish::{self, Agreement, RATIO_PRECISION, Verdict};
+use lab::report::{Function, Run};
 use lab::table::Claim;
 use lab::timing::{Measured, Technique, allocator_table};
 
@@ -15,8 +16,15 @@ use crate::ways::{
     SLAB_PER_ITEM, TYPED_ARENA_PER_ITEM,
 };
 
+pub(super) const X1: Function = lab::function!(x1_arena);
+
+fn x1_arena(run: &Run) -> Vec<Table> {
+    let (a1, a6) = (run.kept_one("A1"), run.kept_one("A6"));
+    vec![run.own(table(&a1, &a6))]
+}
+
 /// X1-arena, from A1's run and A6's.
-pub(super) fn table(a1: &Measured, a6: &Measured) -> Table {
+fn table(a1: &Measured, a6: &Measured) -> Table {
     let instead_of = |run, technique, baseline, label| Technique {
         label,
         run,
@@ -74,11 +82,7 @@ pub(super) fn table(a1: &Measured, a6: &Measured) -> Table {
             "churn: `bumpalo` instead of one `Box` per object",
         ),
     ];
-    let mut table = allocator_table(
-        "X1-arena",
-        "The allocator as a variable: does each technique still pay under mimalloc, and does switching the allocator beat it?",
-        &rows,
-    );
+    let mut table = allocator_table("X1-arena", "", &rows);
     table.note("The last two rows are from A6's run, the others from A1's.");
     table.note(format!("A1: {}", a1.protocol_note()));
     table.note(format!("A6: {}", a6.protocol_note()));

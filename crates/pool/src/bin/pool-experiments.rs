@@ -1,8 +1,4 @@
-//! Chapter 3's experiments binary: `cargo xtask report` runs it in release mode and reads its JSON.
+//! Chapter 3's experiments binary under the system allocator: `cargo xtask report` runs it in
+//! release mode and reads its JSON.
 
-#[global_allocator]
-static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
-
-fn main() -> std::process::ExitCode {
-    lab::report::main("pool", pool::experiments::EXPERIMENTS)
-}
+lab::experiments_main!(pool::experiments::CHAPTER);

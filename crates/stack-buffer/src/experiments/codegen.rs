@@ -1,5 +1,5 @@
 //! Codegen, read not guessed (S4): what each zeroed and unzeroed stack array compiles to, read
-//! with `objdump` from the very binary that timed them.
+//! with `objdump` from the very binary that timed them, both copies of each.
 //!
 //! Hand-built rather than declared with `Columns`: its rows come from a fallible read per
 //! function, and its boundary note is computed from the rows that could be read.
@@ -11,25 +11,41 @@ use lab::{Cell, Table};
 
 use super::bytes_label;
 use crate::disasm::{self, Disassembly, Verdict};
-use crate::workloads::{self, Workload};
+use crate::workloads::{Copies, STACK_SIZES, Workload};
 
 pub(super) const S4: Function = lab::function!(s4_codegen);
 
-/// The functions S4 reads: every zeroed size of [`workloads::S4_ZEROED`] and the 8 KiB one,
-/// then the unzeroed ones of S3.
-fn functions() -> Vec<(usize, &'static str, bool, Workload)> {
-    let mut all: Vec<(usize, &'static str, bool, Workload)> = workloads::S4_ZEROED
-        .iter()
-        .map(|&(bytes, name, f)| (bytes, name, true, f))
-        .collect();
-    for (bytes, fns) in workloads::S3 {
-        let [(zeroed, zeroed_fn), (uninit, uninit_fn), ..] = fns;
-        if !all.iter().any(|(_, name, _, _)| *name == zeroed) {
-            all.push((bytes, zeroed, true, zeroed_fn));
+/// What the zeroing stores or the `memset` call write, as a cell.
+fn zeroed_by(d: &Disassembly) -> Cell {
+    match d.verdict() {
+        Verdict::InlineStores { bytes } => Cell::text(format!(
+            "{} by {} store{}",
+            bytes_label(bytes),
+            d.zero_stores,
+            if d.zero_stores == 1 { "" } else { "s" }
+        )),
+        Verdict::MemsetCall if d.memset_bytes > 0 => {
+            Cell::text(format!("{} by `memset`", bytes_label(d.memset_bytes)))
         }
-        all.push((bytes, uninit, false, uninit_fn));
+        Verdict::MemsetCall => Cell::text("`memset` (size not a constant)"),
+        Verdict::RepStos => Cell::text("`rep stos`"),
+        Verdict::NoZeroing => Cell::Empty,
     }
-    all
+}
+
+/// Both copies' addresses, and whether the reader found the same code in each.
+fn copies_cell(read: &[(u64, Disassembly)]) -> Cell {
+    let addresses: Vec<String> = read.iter().map(|(a, _)| format!("`{a:#x}`")).collect();
+    let same = read.windows(2).all(|w| w[0].1 == w[1].1);
+    Cell::text(format!(
+        "{}: {}",
+        addresses.join(", "),
+        if same {
+            "read alike"
+        } else {
+            "read differently"
+        }
+    ))
 }
 
 fn s4_codegen(run: &Run) -> Vec<Table> {
@@ -37,49 +53,54 @@ fn s4_codegen(run: &Run) -> Vec<Table> {
         "function",
         "array",
         "zeroed in the source?",
-        "instructions",
-        "zero stores",
-        "bytes they write",
+        "copies in the binary",
+        "instructions in the function",
+        "zeroed by",
         "stack probes",
-        "calls `memset`",
         "verdict",
     ]);
     let binary = std::env::current_exe().map_err(|err| format!("cannot locate the binary: {err}"));
     let mut failures = Vec::new();
-    let mut read: Vec<(usize, Disassembly)> = Vec::new();
-    for (bytes, name, zeroed, f) in functions() {
-        // Calling each one through an opaque pointer keeps it in the binary.
-        black_box(black_box(f)());
-        let symbol = format!("stack_buffer::workloads::{name}");
+    let mut zeroed_reads: Vec<(usize, Disassembly)> = Vec::new();
+    let functions = STACK_SIZES
+        .iter()
+        .flat_map(|(bytes, zeroed, uninit)| [(*bytes, true, zeroed), (*bytes, false, uninit)]);
+    for (bytes, zeroed, f) in functions {
+        let f: &Copies<Workload> = f;
+        // Calling each copy through an opaque pointer keeps both in the binary.
+        for copy in f.copies {
+            black_box(black_box(copy)());
+        }
+        let symbol = format!("stack_buffer::workloads::{}", f.name);
         match binary
             .clone()
-            .and_then(|b| disasm::disassemble(&b, &symbol))
+            .and_then(|b| disasm::disassemble_all(&b, &symbol))
         {
-            Ok(d) => {
+            Ok(read) => {
+                let d = read[0].1;
                 table.row(vec![
-                    Cell::text(format!("`{name}`")),
+                    Cell::text(format!("`{}`", f.name)),
                     Cell::bytes(bytes),
                     Cell::Bool(zeroed),
+                    copies_cell(&read),
                     Cell::count(d.instructions),
-                    Cell::count(d.zero_stores),
-                    Cell::bytes(d.zero_store_bytes),
+                    zeroed_by(&d),
                     Cell::count(d.stack_probes),
-                    Cell::Bool(d.memset_call),
                     Cell::text(d.verdict().to_string()),
                 ]);
                 if zeroed {
-                    read.push((bytes, d));
+                    zeroed_reads.push((bytes, d));
                 }
             }
             Err(why) => failures.push(why),
         }
     }
-    let largest_inline = read
+    let largest_inline = zeroed_reads
         .iter()
         .filter(|(_, d)| matches!(d.verdict(), Verdict::InlineStores { .. }))
         .map(|(bytes, _)| *bytes)
         .max();
-    let smallest_call = read
+    let smallest_call = zeroed_reads
         .iter()
         .filter(|(_, d)| d.verdict() == Verdict::MemsetCall)
         .map(|(bytes, _)| *bytes)
@@ -94,8 +115,9 @@ fn s4_codegen(run: &Run) -> Vec<Table> {
     for why in &failures {
         table.note(format!("Not read: {why}."));
     }
-    table.note("Read with `objdump -d` from the very binary whose S3 timings are above, so the code is the code that was timed (release profile, x86-64). A zero store is a store to memory of a register zeroed in the same function (`xorps`/`pxor`) or of an immediate 0; the touch's two stores of 1.0 and 2.0 are not zero stores.");
-    table.note("A stack probe is the compiler touching each new 4 KiB page of a large frame in order (`sub $0x1000,%rsp` then a store to `(%rsp)`), so that a thread's guard page is always hit before anything below it: that is how a stack overflow becomes a clean abort instead of a write into other memory. It is one store per page, not a zeroing.");
+    table.note("Read with `objdump -d` from the very binary whose S3 and S5 timings are above, so the code is the code that was timed (release profile, x86-64). Every function exists twice, `f::<0>` and `f::<1>`, the copies S3's methods and their twins call: *copies in the binary* gives both addresses and whether the reader found the same zeroing, probes and length in each (they differ only in the constant that keeps them apart).");
+    table.note("*Instructions in the function* counts its whole body; the touch is a call to `touch_raw`, the same function for every row. A zero store is a store to memory of a register zeroed in the same function (`xorps`/`pxor`) or of an immediate 0; the size of a `memset` call is the constant loaded into its third argument.");
+    table.note("A stack probe is the compiler touching each new 4 KiB page of a frame larger than a page, in order, before it uses the frame (`sub $0x1000,%rsp` then a store to `(%rsp)`), so that the guard page below a thread's stack is hit before anything beyond it: that is how a stack overflow becomes the clean abort S8 observes. Where the function's own first store lands at the bottom of the new page anyway (here the copy mark), that store serves as the page's probe, and the reader counts it as one; what is left of the frame below the last whole page is touched by the push or call that follows. It is not a zeroing.");
     table.note("The seed read RyuJIT's output with `DOTNET_JitDisasm`: 8 unrolled SIMD stores for a literal 256 B, a call to a zeroing helper for a literal 2 KiB and 8 KiB, and a push loop that zeroes and probes at once for a variable size. Here LLVM chooses, per size, between inline stores and a `memset` call; Rust has no variable size.");
     vec![table]
 }

@@ -10,7 +10,9 @@ use lab::table::Columns;
 use lab::{Cell, Kind, Table};
 
 use crate::across_await::future_sizes;
-use crate::lints::{FIXTURE_CASES, FixtureCase, STACK_LINTS, StackLint, level, threshold_bytes};
+use crate::lints::{
+    FIXTURE_CASES, FixtureCase, STACK_LINTS, StackLint, clippy_version, level, threshold_bytes,
+};
 use crate::probe::{BOX_SIZES, BoxWay, ChildRun, Launcher, Thread};
 
 pub(super) const S13: Function = lab::function!(s13_what_the_compiler_catches);
@@ -47,7 +49,7 @@ fn lints_table(run: &Run) -> Table {
             .table("S13", Kind::Fact, "", &STACK_LINTS),
     );
     table.note("Read from the root `Cargo.toml` and `clippy.toml` as this build saw them. The three lints are off by default (pedantic and nursery lints); the workspace turns them on, so `cargo clippy --workspace -- -D warnings` in CI fails on any of them.");
-    table.note("They are the counterpart of the seed's analyzer rule CA2014 (`stackalloc` inside a loop), which .NET 10 enables as a warning. A loop is the one thing they do not need to catch: a Rust array in a loop body reuses its slot (S9).");
+    table.note("They are the counterpart of the seed's analyzer rule CA2014 (`stackalloc` inside a loop), which .NET 10 enables as a warning. A loop is the one thing they do not need to catch: a Rust frame has a size fixed at compile time, so no loop can grow the stack (S9).");
     table
 }
 
@@ -71,7 +73,11 @@ fn fixture_table() -> Table {
             &FIXTURE_CASES,
         );
     table.note("The test `s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins` runs `cargo clippy` on the fixture as a crate of its own with the workspace's configuration and checks that exactly these functions are flagged, by exactly these lints.");
-    table.note("Never flagged: recursion, which accumulates one frame per level and can overflow (CA2014 does not see recursion either), and an array whose size is a const generic parameter, which the lints do not evaluate.");
+    table.note(match clippy_version() {
+        Some(version) => format!("Checked with {version}: what a lint flags changes between clippy versions, and the test fails when it does."),
+        None => "The clippy version could not be read (`cargo clippy --version`): what a lint flags changes between versions, and the test fails when it does.".to_owned(),
+    });
+    table.note("Never flagged: recursion, which accumulates one frame per level and can overflow (by the seed's reading of its documentation, CA2014 does not see recursion either), and an array whose size is a const generic parameter, which the lints do not evaluate.");
     table
 }
 
@@ -156,9 +162,9 @@ fn box_table() -> Table {
         "Sizes tried in ascending order until one fails: {} KiB. A failure is the child process's crash, shown by its message.",
         sizes.join(", ")
     ));
-    table.note("`Box::new(x)` is an ordinary function call: its argument is built first, on the caller's stack, then moved into the heap allocation. In release LLVM removes the copy and zeroes the heap block directly; the dev profile does not optimise, so the array really is built on the stack, and a large one overflows it.");
+    table.note("`Box::new(x)` takes its argument by value: the array is evaluated into a temporary on the caller's stack before it is moved into the heap allocation (that `Box::new` is `#[inline(always)]` does not change the order). In this release build LLVM removed the temporary and zeroed the heap block directly, an optimisation, not a guarantee; the dev profile does not optimise, so the array really is built on the stack, and a large one overflows it.");
     if !dev_given {
-        table.note(format!("No dev-profile build was given (`{DEV_BINARY_VAR}`), so only the release columns were measured here. The dev profile's behaviour is pinned by the test `s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile`, whose test binary is a dev build: on a 2 MiB thread, `Box::new([0u8; N])` builds 1,024 KiB and aborts with Rust's stack-overflow message at 2,048 KiB, while the three other ways build 16,384 KiB."));
+        table.note(format!("No dev-profile build was given (`{DEV_BINARY_VAR}`), so only the release columns were measured here. The dev profile's behaviour is pinned by the test `s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile`, which runs only in a dev build of the tests (it is ignored in release): on a 2 MiB thread, `Box::new([0u8; N])` builds 1,024 KiB and aborts with Rust's stack-overflow message at 2,048 KiB; `s13_the_three_heap_ways_build_16_mib_on_a_2_mib_thread` pins the other three ways."));
     }
     table
 }

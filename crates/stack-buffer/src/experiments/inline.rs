@@ -5,12 +5,10 @@ use std::hint::black_box;
 
 use lab::report::{Function, Run};
 use lab::table::Columns;
-use lab::timing::{Schedule, Timing};
+use lab::timing::{BySize, Schedule, Timing};
 use lab::{Cell, Kind, Table, count};
 
-use lab::timing::BySize;
-
-use super::items;
+use super::{items, pair};
 use crate::disasm::{self, Disassembly};
 use crate::workloads::{self, S12_FUNCTIONS, S12_ITEMS, S12_VALUE_SIZES};
 use crate::{CAP, MAX_STACK_ITEMS, SMALL_INLINE};
@@ -18,9 +16,9 @@ use crate::{CAP, MAX_STACK_ITEMS, SMALL_INLINE};
 pub(super) const S12: Function = lab::function!(s12_smallvec_counts);
 pub(super) const S12_TIME: Function = lab::function!(s12_smallvec_time);
 
-const LARGE: &str = "`SmallVec<[f64; 256]>`";
+pub(super) const LARGE: &str = "`SmallVec<[f64; 256]>`";
 const SMALL: &str = "`SmallVec<[f64; 32]>`";
-const HYBRID: &str = "hybrid (stack ≤ 128 items, pool above)";
+pub(super) const HYBRID: &str = "hybrid (stack ≤ 128 items, pool above)";
 
 /// One order size's counted cost of each way to get the scratch.
 struct Calls {
@@ -31,12 +29,12 @@ struct Calls {
 }
 
 fn calls(n: usize) -> Calls {
-    workloads::s12_hybrid(n); // warm the pool for this size
+    workloads::s12_hybrid::<0>(n); // warm the pool for this size
     Calls {
         n,
-        large: count(|| black_box(workloads::s12_smallvec_256(n))).1,
-        small: count(|| black_box(workloads::s12_smallvec_32(n))).1,
-        hybrid: count(|| black_box(workloads::s12_hybrid(n))).1,
+        large: count(|| black_box(workloads::s12_smallvec_256::<0>(n))).1,
+        small: count(|| black_box(workloads::s12_smallvec_32::<0>(n))).1,
+        hybrid: count(|| black_box(workloads::s12_hybrid::<0>(n))).1,
     }
 }
 
@@ -79,17 +77,18 @@ fn s12_smallvec_counts(run: &Run) -> Vec<Table> {
             "What a move copies: the size of the scratch value itself",
             &S12_VALUE_SIZES,
         );
-    size.note("A `SmallVec` carries its inline array inside the value, plus a length and a tag: returning it, passing it by value or pushing it into a collection copies all of it, spilled or not. A `Vec` or a pool guard is a few words wherever its data lives.");
+    size.note("A `SmallVec` carries its inline array inside the value, plus a length and a tag: returning it, passing it by value or pushing it into a collection is a move of all of it, spilled or not, and a move is a copy unless the compiler elides it (S12-code shows one that was not elided). A `Vec` or a pool guard is a few words wherever its data lives.");
     vec![s12, size]
 }
 
 fn time_size(run: &Run, n: usize) -> lab::timing::Measured {
-    workloads::s12_hybrid(n); // warm the pool for this size
+    workloads::s12_hybrid::<0>(n); // warm the pool for this size
+    workloads::s12_hybrid::<1>(n);
     // Three methods × 7 sizes × 2 copies: callgrind children would add minutes.
     let mut timing = Timing::new(run.config().without_instructions());
-    timing.method(LARGE, move || workloads::s12_smallvec_256(black_box(n)));
-    timing.method(SMALL, move || workloads::s12_smallvec_32(black_box(n)));
-    timing.method(HYBRID, move || workloads::s12_hybrid(black_box(n)));
+    pair!(timing, LARGE, workloads::s12_smallvec_256(n));
+    pair!(timing, SMALL, workloads::s12_smallvec_32(n));
+    pair!(timing, HYBRID, workloads::s12_hybrid(n));
     timing.run(Schedule::Interleaved)
 }
 
@@ -101,16 +100,19 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
             m: time_size(run, n),
         })
         .collect();
+    for s in &runs {
+        run.keep(s.size, &s.m);
+    }
     let mut table = run.own(
         Columns::new()
             .col("N items", |s: &BySize| Cell::count(s.size))
             .col(LARGE, |s: &BySize| s.m.expect(LARGE).median_cell())
             .col(SMALL, |s: &BySize| s.m.expect(SMALL).median_cell())
             .col(HYBRID, |s: &BySize| s.m.expect(HYBRID).median_cell())
-            .col("`[f64; 256]` / hybrid", |s: &BySize| {
+            .col("`SmallVec<[f64; 256]>` / hybrid", |s: &BySize| {
                 s.m.ratio_cell(LARGE, HYBRID)
             })
-            .col("`[f64; 32]` / hybrid", |s: &BySize| {
+            .col("`SmallVec<[f64; 32]>` / hybrid", |s: &BySize| {
                 s.m.ratio_cell(SMALL, HYBRID)
             })
             .col("largest twin disagreement", |s: &BySize| {
@@ -120,7 +122,7 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
             .table("S12-time", Kind::Time, "", &runs),
     );
     table.note(runs[0].m.protocol_note());
-    table.note("Every size is its own interleaved run (the line above is the first size's). The work is S1's touch of 2N values; the `SmallVec`s zero exactly 2N values, the hybrid's stack array all 256 up to 128 items. No instruction counts: a callgrind child per size, method and copy would add minutes.");
+    table.note("Every size is its own interleaved run (the line above is the first size's). The work is S1's touch of 2N values; the `SmallVec`s zero exactly 2N values, the hybrid's stack array all 256 up to 128 items. Each twin calls a second copy of the measured function. No instruction counts: a callgrind child per size, method and copy would add minutes. X1-stack compares the spilled sizes under mimalloc.");
     let inline: Vec<&BySize> = runs.iter().filter(|s| s.size <= MAX_STACK_ITEMS).collect();
     let spilled: Vec<&BySize> = runs.iter().filter(|s| s.size > MAX_STACK_ITEMS).collect();
     let small_spilled: Vec<&BySize> = runs.iter().filter(|s| 2 * s.size > SMALL_INLINE).collect();
@@ -157,6 +159,8 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
 struct Code {
     name: &'static str,
     label: &'static str,
+    /// The size of the inline array its value carries, for a `SmallVec`.
+    inline: Option<usize>,
     read: Result<Disassembly, String>,
 }
 
@@ -167,17 +171,21 @@ fn code_table() -> Table {
     let rows: Vec<Code> = S12_FUNCTIONS
         .iter()
         .zip([
-            LARGE,
-            SMALL,
-            "the hybrid's stack half, up to 128 items: `[0.0; 256]`",
+            (LARGE, Some(size_of::<[f64; CAP]>())),
+            (SMALL, Some(size_of::<[f64; SMALL_INLINE]>())),
+            (
+                "the hybrid's stack half, up to 128 items: `[0.0; 256]`",
+                None,
+            ),
         ])
-        .map(|(&(name, f), label)| {
+        .map(|(&(name, f), (label, inline))| {
             // Calling each one through an opaque pointer keeps it in the binary.
             black_box(black_box(f)(1));
             let symbol = format!("stack_buffer::workloads::{name}");
             Code {
                 name,
                 label,
+                inline,
                 read: binary
                     .clone()
                     .and_then(|b| disasm::disassemble(&b, &symbol)),
@@ -200,13 +208,22 @@ fn code_table() -> Table {
         .col("bytes the `memcpy` calls copy", |c: &Code| {
             read(c, &|d| Cell::bytes(d.memcpy_bytes))
         })
+        .col("its inline array", |c: &Code| {
+            c.inline.map_or(Cell::Empty, Cell::bytes)
+        })
+        .col("copies at least its inline array?", |c: &Code| {
+            match c.inline {
+                Some(inline) => read(c, &|d| Cell::Bool(d.memcpy_bytes >= inline)),
+                None => Cell::Empty,
+            }
+        })
         .table(
             "S12-code",
             Kind::Fact,
             "What the timed functions do with their memory, read from the experiments binary",
             &rows,
         );
-    table.note("Read with `objdump -d` from the binary that timed S12-time, as S4 reads the stack arrays. `s12_hybrid` itself only calls `s1_stack` (up to 128 items) or `s1_pool`, so its stack half is read instead. The `memset` is the zeroing (of the 2N values in use for a `SmallVec`, of the whole 2 KiB for the stack array). A `memcpy` is a value moved in memory; its size is counted when the code loads it as a constant, and a call of any other size adds nothing to the bytes.");
-    table.note("`SmallVec::from_elem` builds the value and returns it to its caller: that return is a move, and a move of a `SmallVec` copies the whole value (S12-size), however few of its values are in use.");
+    table.note("Read with `objdump -d` from the binary that timed S12-time (copy 0 of each function), as S4 reads the stack arrays. `s12_hybrid` itself only calls `s1_stack` (up to 128 items) or `s1_pool`, so its stack half is read instead. The `memset` is the zeroing (of the 2N values in use for a `SmallVec`, of the whole 2 KiB for the stack array). A `memcpy` is a value moved in memory; its size is counted when the code loads it as a constant, and a call of any other size adds nothing to the bytes.");
+    table.note("`SmallVec::from_elem` builds the value and returns it to its caller, and here that move was not elided: the `memcpy` copies the value's data field, its tag and the whole inline array (the length field, the rest of S12-size's figure, travels apart), however few of its values are in use. A move can be elided; this one, in this build, was not.");
     table
 }

@@ -5,7 +5,9 @@ use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{Cell, Kind, Table};
 
-use crate::probe::{self, ChildRun, FRAME, Launcher, Thread};
+use crate::probe::{
+    self, ChildRun, FRAME, GUARD_DROPPED, Launcher, Probe, Spec, Thread, UNWIND_CAUGHT,
+};
 
 pub(super) const S8: Function = lab::function!(s8_stack_limit);
 pub(super) const S9: Function = lab::function!(s9_loop_vs_recursion);
@@ -83,14 +85,20 @@ fn s8_stack_limit(run: &Run) -> Vec<Table> {
                     Err(why) => failed(why),
                 }
             })
-            .col("their arrays (KiB)", |l: &Limit| match &l.descent {
-                Ok((depth, _)) => Cell::count((depth + 1) * FRAME / KIB),
-                Err(_) => Cell::Empty,
-            })
-            .col("an array 8 KiB larger", |l: &Limit| match &l.array {
-                Ok((_, failure)) => Cell::text(format!("`{}`", failure.message)),
-                Err(_) => Cell::Empty,
-            })
+            .col(
+                "the recursion's arrays, total (KiB)",
+                |l: &Limit| match &l.descent {
+                    Ok((depth, _)) => Cell::count((depth + 1) * FRAME / KIB),
+                    Err(_) => Cell::Empty,
+                },
+            )
+            .col(
+                "what an array 8 KiB larger did (stderr)",
+                |l: &Limit| match &l.array {
+                    Ok((_, failure)) => Cell::text(format!("`{}`", failure.message)),
+                    Err(_) => Cell::Empty,
+                },
+            )
             .col("signal", |l: &Limit| match &l.array {
                 Ok((_, failure)) => Cell::text(probe::signal_name(failure.signal)),
                 Err(_) => Cell::Empty,
@@ -98,9 +106,49 @@ fn s8_stack_limit(run: &Run) -> Vec<Table> {
             .table("S8", Kind::Fact, "", &rows),
     );
     table.note("*Largest single array*: one function whose frame holds one zeroed array of that size, found by bisection over multiples of 8 KiB (the seed's resolution), each size in a child process on a fresh thread of that kind. *Deepest recursion*: `descend(d)` runs d + 1 frames, each holding an 8 KiB array still in use when the call below returns; the arrays column counts the arrays only, each frame also has a few dozen bytes of its own.");
-    table.note("The difference between a thread's stack and its largest array is what was already on it: the runtime's start-up frames, thread-local storage, the probe's own frames. The crash is Rust's stack-overflow handler: it prints the message and aborts the process. Nothing unwinds, no `Drop` runs, and `catch_unwind` cannot catch it, which is why every probe runs in a child process.");
+    table.note("The difference between a thread's stack and its largest array is what was already on it: the runtime's start-up frames, thread-local storage, the probe's own frames. The crash is Rust's stack-overflow handler: it prints the message and aborts the process, which is why every probe runs in a child process.");
+    table.note(unwind_note(&launcher));
     table.note("The seed (.NET 10, Windows, main thread): a single 1,464 KiB `stackalloc` survived and 1,472 KiB killed the process with 0xC00000FD (`STATUS_STACK_OVERFLOW`).");
     vec![table]
+}
+
+/// What a descent that overflows inside `catch_unwind`, under a guard with a `Drop`, did.
+fn unwind_note(launcher: &Result<Launcher, String>) -> String {
+    let thread = Thread::Sized(MIB);
+    let run = |depth| {
+        launcher.as_ref().map_err(Clone::clone).and_then(|l| {
+            l.run(Spec {
+                thread,
+                probe: Probe::Guarded(depth),
+            })
+        })
+    };
+    match (run(4), run(256)) {
+        (Ok(fits), Ok(overflows)) => {
+            let printed = |r: &ChildRun, what: &str| {
+                if r.message.contains(what) {
+                    "printed"
+                } else {
+                    "missing"
+                }
+            };
+            let neither = !overflows.message.contains(GUARD_DROPPED)
+                && !overflows.message.contains(UNWIND_CAUGHT);
+            format!(
+                "A child on a 1 MiB thread descends inside `catch_unwind`, under a guard whose `Drop` prints a marker. 4 levels: the guard's marker {}, the line after `catch_unwind` {}. 256 levels (2 MiB of arrays): killed by {}, {}: nothing unwinds, no `Drop` runs, `catch_unwind` catches nothing. Its stderr: `{}`.",
+                printed(&fits, GUARD_DROPPED),
+                printed(&fits, UNWIND_CAUGHT),
+                probe::signal_name(overflows.signal),
+                if neither {
+                    "neither line printed"
+                } else {
+                    "a marker printed"
+                },
+                overflows.message
+            )
+        }
+        (Err(why), _) | (_, Err(why)) => format!("The `catch_unwind` probe did not run: {why}."),
+    }
 }
 
 /// One row of S9.
@@ -158,7 +206,7 @@ fn s9_loop_vs_recursion(run: &Run) -> Vec<Table> {
             })
             .table("S9", Kind::Fact, "", &rows),
     );
-    table.note("A Rust array is a local with a fixed slot in its function's frame: a loop reuses the slot, so the loop never accumulates stack, however many iterations. C#'s `stackalloc` inside a loop is different: its memory lives until the method returns (the seed: 184 iterations × 8 KiB = 1,472 KiB killed the process). In Rust it is recursion that accumulates, one frame per level (S8 finds how deep it can go).");
+    table.note("Stable Rust has no unsized locals and no language-level `alloca`, so a function's frame has a size fixed at compile time: no loop can grow the stack, whether or not the compiler reuses one slot for every iteration (here it does: one address). C#'s `stackalloc` inside a loop is different: its memory lives until the method returns (the seed: 184 iterations × 8 KiB = 1,472 KiB killed the process). In Rust it is recursion that accumulates, one frame per level (S8 finds how deep it can go).");
     vec![table]
 }
 
@@ -169,14 +217,22 @@ struct Resident {
     during: u64,
 }
 
+impl Resident {
+    fn growth(&self) -> u64 {
+        self.during.saturating_sub(self.before)
+    }
+}
+
 const S10_THREADS: usize = 200;
+/// S10: the stack each thread touches, KiB: none (the baseline), the seed's 2 KiB cap, and up.
+const S10_KIB: [usize; 5] = [0, 2, 8, 64, 512];
 
 fn s10_thread_stacks(run: &Run) -> Vec<Table> {
     let mut unreadable = false;
-    let rows: Vec<Resident> = [8usize, 64, 512]
+    let rows: Vec<Resident> = S10_KIB
         .iter()
         .filter_map(|&kib| {
-            let read = probe::rss_with_threads(S10_THREADS, kib * KIB / FRAME);
+            let read = probe::rss_with_threads(S10_THREADS, kib);
             unreadable |= read.is_none();
             read.map(|(before, during)| Resident {
                 kib,
@@ -185,7 +241,8 @@ fn s10_thread_stacks(run: &Run) -> Vec<Table> {
             })
         })
         .collect();
-    let growth = |r: &Resident| r.during.saturating_sub(r.before);
+    let baseline = rows.iter().find(|r| r.kib == 0).map(Resident::growth);
+    let per_thread = |kib: u64| Cell::count(kib / S10_THREADS as u64);
     let mut table = run.own(
         Columns::new()
             .col("K per thread (KiB)", |r: &Resident| Cell::count(r.kib))
@@ -195,16 +252,24 @@ fn s10_thread_stacks(run: &Run) -> Vec<Table> {
             .col("resident during (KiB)", |r: &Resident| {
                 Cell::Count(r.during)
             })
-            .col("growth (KiB)", |r: &Resident| Cell::Count(growth(r)))
+            .col("growth (KiB)", |r: &Resident| Cell::Count(r.growth()))
             .col("growth per thread (KiB)", |r: &Resident| {
-                Cell::Count(growth(r) / S10_THREADS as u64)
+                per_thread(r.growth())
             })
+            .col(
+                "per thread, minus the K = 0 row (KiB)",
+                |r: &Resident| match baseline {
+                    Some(base) if r.kib > 0 => per_thread(r.growth().saturating_sub(base)),
+                    _ => Cell::Empty,
+                },
+            )
             .table("S10", Kind::Fact, "", &rows),
     );
     if unreadable {
         table.note("Resident memory could not be read from /proc/self/status for some rows.");
     }
-    table.note("Resident memory (`VmRSS`) is read from /proc while every thread waits at the bottom of its frames. Besides the K KiB it touched, each thread has other resident pages: the top of its stack where it started, its thread-local storage, glibc's per-thread bookkeeping, so the growth per thread is more than K. Its guard page is never touched, so it is never resident. A thread's stack pages stay resident until the thread exits: stack is committed on first touch and not given back while the thread lives.");
+    table.note(format!("Resident memory (`VmRSS`) is read from /proc while {S10_THREADS} threads wait, each at the bottom of K KiB of frames of a touched 2 KiB array (K = 0: the thread waits without one). The K = 0 row is what a thread costs before it touches any buffer: the top of its stack where it started, its thread-local storage, glibc's per-thread bookkeeping. The last column takes it away, leaving what the K KiB of touched stack added, rounded to whole 4 KiB pages and with each frame's few bytes of its own."));
+    table.note("On Linux a thread's stack is mapped when the thread is created and its pages become resident (and charged to the container's memory) when first touched; they stay resident until the thread exits. Its guard page is never touched, so it is never resident. So a buffer costs pages only where it takes the thread deeper than it has been before: a 2 KiB array in a function called from shallower frames than the thread's deepest point costs nothing more.");
     table.note("This is resident memory, not a count from the allocator: a fact of this run, not an exact figure, and the report does not re-check it.");
     table.note("The seed: an estimate, not a measurement, of hundreds of KiB committed for 200 threads × 2 KiB.");
     vec![table]

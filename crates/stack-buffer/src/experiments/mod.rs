@@ -2,9 +2,10 @@
 //! `cargo xtask report`. Built only with the `experiments` feature.
 //!
 //! One file per topic under `src/experiments/`: `reach.rs` (S1, S2), `zeroing.rs` (S3,
-//! S3-heap, S5, X1-stack), `codegen.rs` (S4), `counted.rs` (S6), `operation.rs` (S7, S11),
-//! `inline.rs` (S12), `limits.rs` (S8–S10) and `compiler.rs` (S13). The decision rules of the
-//! timed verdicts are in [`crate::verdicts`], the machine-code reader in [`crate::disasm`], the
+//! S3-heap, S5), `codegen.rs` (S4), `counted.rs` (S6), `operation.rs` (S7, S11), `inline.rs`
+//! (S12), `limits.rs` (S8–S10), `compiler.rs` (S13) and `x1.rs` (X1-stack). The decision rules
+//! of the timed verdicts across sizes are in [`lab::verdicts`], this chapter's own (spans of
+//! twins and copies) in [`crate::spans`], the machine-code reader in [`crate::disasm`], the
 //! probes in [`crate::probe`], the lint configuration in [`crate::lints`]. Each topic file names
 //! its functions with `lab::function!`, so a table's footer gives the file to open.
 
@@ -18,6 +19,7 @@ mod inline;
 mod limits;
 mod operation;
 mod reach;
+mod x1;
 mod zeroing;
 
 /// Chapter 2: its experiments in the order the chapter presents them.
@@ -43,8 +45,12 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "Cost to reach a usable buffer of 2N `f64`s (touched), by order size: the heap and the stack zero it, the pool does not",
         run: reach::S1,
-        pinned_by: pins!("tests/stack_buffer.rs": every_way_to_reach_a_buffer_touches_the_same_two_values),
+        pinned_by: pins!("tests/stack_buffer.rs":
+            every_way_to_reach_a_buffer_touches_the_same_two_values,
+            s1_every_measured_function_has_two_copies_at_two_addresses,
+        ),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "S3",
@@ -54,8 +60,10 @@ const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("tests/stack_buffer.rs":
             every_way_to_reach_a_buffer_touches_the_same_two_values,
             s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache,
+            s3_calloc_skips_the_per_thread_cache_before_glibc_2_41,
         ),
         allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "S4",
@@ -64,11 +72,14 @@ const EXPERIMENTS: &[Experiment] = &[
         run: codegen::S4,
         pinned_by: &[
             "crates/stack-buffer/tests/stack_buffer.rs::s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above",
-            "crates/stack-buffer/src/disasm.rs::s4_sixteen_vector_stores_zero_256_bytes_inline",
-            "crates/stack-buffer/src/disasm.rs::s4_an_8k_frame_has_two_stack_probes_and_a_memset_call",
-            "crates/stack-buffer/src/disasm.rs::s4_the_unzeroed_array_has_a_probe_and_no_zeroing",
+            "crates/stack-buffer/src/disasm.rs::the_reader_counts_sixteen_vector_stores_as_256_bytes_of_inline_zeroing",
+            "crates/stack-buffer/src/disasm.rs::the_reader_tells_stack_probes_from_zeroing_and_reads_the_memset_size",
+            "crates/stack-buffer/src/disasm.rs::the_reader_finds_no_zeroing_where_only_nonzero_values_are_stored",
+            "crates/stack-buffer/src/disasm.rs::the_reader_finds_every_copy_of_a_generic_function",
+            "crates/stack-buffer/src/disasm.rs::the_reader_finds_every_copy_of_a_generic_function_in_the_symbols",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S6",
@@ -78,19 +89,24 @@ const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("tests/stack_buffer.rs":
             stack_and_hybrid_up_to_128_items_allocate_0_bytes_and_heap_2n_times_8,
             the_pool_strategy_allocates_nothing_once_warm,
+            s6_glibc_rounds_a_request_up_to_a_16_byte_chunk_with_an_8_byte_header,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S7",
         kind: Kind::Time,
-        title: "The whole operation: `pack_boxes` of 100 items, three identical copies per strategy",
+        title: "The whole operation: `pack_boxes` by order size, three identical copies per strategy",
         run: operation::S7,
-        pinned_by: pins!("tests/stack_buffer.rs":
-            all_strategies_return_the_same_box_count,
-            first_fit_decreasing_on_a_hand_checked_order,
-        ),
-        allocator_sensitive: false,
+        pinned_by: &[
+            "crates/stack-buffer/tests/stack_buffer.rs::all_strategies_return_the_same_box_count",
+            "crates/stack-buffer/tests/stack_buffer.rs::first_fit_decreasing_on_a_hand_checked_order",
+            "crates/stack-buffer/src/spans.rs::s7_dilution_needs_distances_from_one_apart",
+            "crates/stack-buffer/src/spans.rs::s7_three_copies_give_their_median_and_the_farthest_figure",
+        ],
+        allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "S12",
@@ -102,6 +118,7 @@ const EXPERIMENTS: &[Experiment] = &[
             s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S12-time",
@@ -112,7 +129,8 @@ const EXPERIMENTS: &[Experiment] = &[
             s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
             s12_every_strategy_agrees_at_15_16_and_17_items,
         ),
-        allocator_sensitive: false,
+        allocator_sensitive: true,
+        needs: &[],
     },
     Experiment {
         id: "S8",
@@ -121,10 +139,12 @@ const EXPERIMENTS: &[Experiment] = &[
         run: limits::S8,
         pinned_by: &[
             "crates/stack-buffer/tests/stack_buffer.rs::s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib",
+            "crates/stack-buffer/tests/stack_buffer.rs::s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it",
             "crates/stack-buffer/tests/stack_buffer.rs::probes_survive_a_shallow_descent_on_every_kind_of_thread",
             "crates/stack-buffer/src/probe.rs::specs_round_trip_through_their_text_form",
         ],
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S9",
@@ -133,6 +153,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: limits::S9,
         pinned_by: pins!("tests/stack_buffer.rs": s9_an_array_in_a_loop_reuses_one_slot_and_recursion_accumulates),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S10",
@@ -141,6 +162,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: limits::S10,
         pinned_by: pins!("tests/stack_buffer.rs": s10_threads_holding_touched_stack_add_at_least_half_of_it_to_resident_memory),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S11",
@@ -153,8 +175,10 @@ const EXPERIMENTS: &[Experiment] = &[
             hybrid_at_129_items_rents_from_the_pool_and_at_128_does_not,
             all_strategies_return_the_same_box_count,
             the_generator_flattens_one_item_in_four_so_the_minimum_cubage_branch_runs,
+            miri_catches_the_uninitialised_read,
         ),
         allocator_sensitive: false,
+        needs: &[],
     },
     Experiment {
         id: "S13",
@@ -165,11 +189,37 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/stack-buffer/tests/lints.rs::s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds",
             "crates/stack-buffer/tests/lints.rs::s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins",
             "crates/stack-buffer/tests/stack_buffer.rs::s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile",
+            "crates/stack-buffer/tests/stack_buffer.rs::s13_the_three_heap_ways_build_16_mib_on_a_2_mib_thread",
             "crates/stack-buffer/tests/stack_buffer.rs::s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib",
         ],
         allocator_sensitive: false,
+        needs: &[],
+    },
+    Experiment {
+        id: "X1-stack",
+        kind: Kind::Time,
+        title: "The allocator as a variable: does each stack technique still pay against the heap under mimalloc?",
+        run: x1::X1,
+        pinned_by: &[],
+        // It makes no timing run of its own: it reads S1's, S3's and S12-time's, which ran
+        // under every allocator.
+        allocator_sensitive: false,
+        needs: &["S1", "S3", "S12-time"],
     },
 ];
+
+/// Registers a method whose twin is the second copy of the measured function: `f::<0>` is the
+/// original, `f::<1>` the twin, each called with the arguments through `black_box`.
+macro_rules! pair {
+    ($timing:expr, $name:expr, $($f:ident)::+ ($($arg:expr),*)) => {
+        $timing.method_pair(
+            $name,
+            move || $($f)::+::<0>($(std::hint::black_box($arg)),*),
+            move || $($f)::+::<1>($(std::hint::black_box($arg)),*),
+        )
+    };
+}
+use pair;
 
 /// The seed line under a table that shows the seed's figures in italics.
 const SEED_CELLS: &str = "*Italic*: seed `002`'s figures (machine under *Sources*).";

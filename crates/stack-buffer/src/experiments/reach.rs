@@ -1,23 +1,20 @@
 //! Reaching a usable buffer (S1) and the fixed cap's crossovers (S2): the seed's first
 //! benchmark, the work reduced to a touch.
 
-use std::hint::black_box;
-
 use lab::protocol::Allocator;
 use lab::report::{Function, Run};
-use lab::table::Columns;
-use lab::timing::{Measured, Schedule, Timing};
-use lab::{Cell, Kind, Table};
+use lab::table::{Columns, Table};
+use lab::timing::{BySize, Measured, Schedule, Timing};
+use lab::{Cell, Kind};
 
-use lab::timing::BySize;
-
-use super::{SEED_CELLS, items};
+use super::{SEED_CELLS, items, pair};
 use crate::{MAX_STACK_ITEMS, workloads};
 
 pub(super) const S1: Function = lab::function!(s1_reach_a_buffer);
 
-const HEAP: &str = "heap `vec![0.0; 2N]`";
-const STACK: &str = "stack `[0.0; 256]`";
+pub(super) const HEAP: &str = "heap `vec![0.0; 2N]`";
+pub(super) const STACK: &str = "stack `[0.0; 256]`";
+pub(super) const STACK_UNINIT: &str = "stack `[MaybeUninit<f64>; 256]`";
 const POOL: &str = "pool `rent(2N)`";
 const FLOOR: &str = "touch an existing buffer";
 
@@ -41,13 +38,18 @@ fn time_size(run: &Run, n: usize) -> Measured {
     drop(crate::scratch_pool().rent(2 * n)); // warm: the pool's hit path
     // A callgrind child per size, method and copy would add minutes: no instruction counts.
     let mut timing = Timing::new(run.config().without_instructions());
-    timing.method(HEAP, move || workloads::s1_heap(black_box(n)));
+    pair!(timing, HEAP, workloads::s1_heap(n));
     if fits(n) {
-        timing.method(STACK, move || workloads::s1_stack(black_box(n)));
+        pair!(timing, STACK, workloads::s1_stack(n));
+        pair!(timing, STACK_UNINIT, workloads::s1_stack_uninit(n));
     }
-    timing.method(POOL, move || workloads::s1_pool(black_box(n)));
-    let mut existing = vec![0.0f64; 2 * n];
-    timing.floor(FLOOR, move || workloads::touch(&mut existing));
+    pair!(timing, POOL, workloads::s1_pool(n));
+    let (mut original, mut twin) = (vec![0.0f64; 2 * n], vec![0.0f64; 2 * n]);
+    timing.floor_pair(
+        FLOOR,
+        move || workloads::floor::<0>(&mut original),
+        move || workloads::floor::<1>(&mut twin),
+    );
     timing.run(Schedule::Interleaved)
 }
 
@@ -59,6 +61,13 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
             m: time_size(run, n),
         })
         .collect();
+    for s in &runs {
+        run.keep(s.size, &s.m);
+    }
+    vec![s1_table(run, &runs), s2_table(&runs)]
+}
+
+fn s1_table(run: &Run, runs: &[BySize]) -> Table {
     let mimalloc = runs[0].m.under(Allocator::Mimalloc).is_some();
     let stack = |s: &BySize, cell: &dyn Fn(&Measured) -> Cell| {
         if fits(s.size) {
@@ -73,44 +82,49 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
     let mut s1 = run.own(
         Columns::new()
             .col("N items", |s: &BySize| Cell::count(s.size))
-            .col("bytes", |s: &BySize| Cell::bytes(16 * s.size))
+            .col("bytes (2N values)", |s: &BySize| Cell::bytes(16 * s.size))
             .col("heap, zeroed", |s: &BySize| s.m.expect(HEAP).median_cell())
-            .col("stack (2 KiB cap), zeroed", |s: &BySize| {
+            .col("stack 2 KiB cap, zeroed", |s: &BySize| {
                 stack(s, &|m| m.expect(STACK).median_cell())
+            })
+            .col("stack 2 KiB cap, not zeroed", |s: &BySize| {
+                stack(s, &|m| m.expect(STACK_UNINIT).median_cell())
             })
             .col("pool, not zeroed", |s: &BySize| {
                 s.m.expect(POOL).median_cell()
             })
-            .col("floor", |s: &BySize| {
+            .col("floor: the touch of an existing 2N buffer", |s: &BySize| {
                 s.m.floor().map_or(Cell::Empty, |f| f.median_cell())
             })
-            .col("stack / heap", |s: &BySize| {
+            .col("zeroed cap / heap", |s: &BySize| {
                 stack(s, &|m| m.ratio_cell(STACK, HEAP))
             })
             .col_if(mimalloc, "heap under mimalloc", |s: &BySize| {
                 under_mimalloc(s, &|m| m.expect(HEAP).median_cell())
             })
-            .col_if(mimalloc, "stack / heap under mimalloc", |s: &BySize| {
-                if fits(s.size) {
-                    under_mimalloc(s, &|m| m.ratio_cell(STACK, HEAP))
-                } else {
-                    Cell::text("does not fit")
-                }
-            })
+            .col_if(
+                mimalloc,
+                "zeroed cap / heap, both in the mimalloc processes",
+                |s: &BySize| stack(s, &|_| under_mimalloc(s, &|m| m.ratio_cell(STACK, HEAP))),
+            )
             .col("largest twin disagreement", |s: &BySize| {
                 s.m.worst_twin_cell()
             })
             .col("between processes", |s: &BySize| s.m.worst_spread_cell())
-            .table("S1", Kind::Time, "", &runs),
+            .table("S1", Kind::Time, "", runs),
     );
     s1.note(runs[0].m.protocol_note());
     s1.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): compare within a row; differences between rows also contain what changed between runs. No instruction counts: a callgrind child per size, method and copy would add minutes.");
-    s1.note("The stack column is always a 2 KiB array zeroed in full, whatever N is: stable Rust has no variable-size stack allocation, so the seed's `stackalloc double[2N]` has no counterpart; the fixed cap is the Rust pattern. The heap's `vec![0.0; 2N]` zeroes exactly 2N values. The pool is warm (its hit path) and hands back what its last user wrote: it zeroes nothing.");
+    s1.note("Every method is a call of its own (`#[inline(never)]`) that reaches its buffer and calls the one touch (`touch_raw`, also a call of its own: write the first and last value, read them back); the floor is a call that does the same touch on an existing buffer of 2N values, so the floor counts the same two calls. Each twin runs a second copy of the measured function (`s1_heap::<1>` beside `s1_heap::<0>`).");
+    s1.note("Both stack columns are a 2 KiB array whatever N is: stable Rust has no variable-size stack allocation, so the seed's `stackalloc double[2N]` has no counterpart; the fixed cap is the Rust pattern. The zeroed one writes 2 KiB of zeros on every call; the other is `[MaybeUninit<f64>; 256]`, the seed's `FixedCapOnlyNoInit` (a literal cap under `[SkipLocalsInit]`). The heap's `vec![0.0; 2N]` is a `calloc` of exactly 2N values. The pool is warm (its hit path) and hands back what its last user wrote: it zeroes nothing.");
     s1.note("The seed's stack/heap ratio was between 0.38 and 0.53 over eight sizes (mean 0.415), with a variable-size `stackalloc` zeroed to exactly 2N values: not comparable size by size with a fixed cap.");
     if mimalloc {
-        s1.note("The mimalloc columns are the same runs in processes of `stack-buffer-experiments-mimalloc`; X1-stack draws the conclusion.");
+        s1.note("The mimalloc columns are the same runs in processes of `stack-buffer-experiments-mimalloc`: both sides of the ratio ran there. S2 and X1-stack draw the conclusions.");
     }
+    s1
+}
 
+fn s2_table(runs: &[BySize]) -> Table {
     let fitting: Vec<&BySize> = runs.iter().filter(|s| fits(s.size)).collect();
     let seed = |n: usize| {
         SEED_CAP_VS_HEAP
@@ -120,19 +134,36 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
                 Cell::Seed((*verdict).to_owned())
             })
     };
+    let faster =
+        |a: &'static str, a_label: &'static str, b: &'static str, b_label: &'static str| {
+            move |s: &&BySize| Cell::Claim(s.m.faster_of(a, a_label, b, b_label))
+        };
     let mut s2 = Columns::new()
         .col("N items", |s: &&BySize| Cell::count(s.size))
-        .col("faster: the zeroed stack or the zeroed heap?", |s: &&BySize| {
-            Cell::Claim(s.m.faster_of(STACK, "the stack", HEAP, "the heap"))
-        })
-        .col("seed: literal 2 KiB cap or `new double[2N]`", |s: &&BySize| {
+        .col(
+            "zeroed cap or zeroed heap?",
+            faster(STACK, "the cap", HEAP, "the heap"),
+        )
+        .col("seed: literal cap or `new double[2N]`", |s: &&BySize| {
             seed(s.size)
         })
-        .col("faster: the zeroed stack or the warm pool?", |s: &&BySize| {
-            Cell::Claim(s.m.faster_of(STACK, "the stack", POOL, "the pool"))
-        })
-        .col("seed: literal 2 KiB cap or `ArrayPool`", |_: &&BySize| {
+        .col(
+            "zeroed cap or warm pool?",
+            faster(STACK, "the cap", POOL, "the pool"),
+        )
+        .col("seed: literal cap or `ArrayPool`", |_: &&BySize| {
             Cell::Seed("the pool".to_owned())
+        })
+        .col(
+            "unzeroed cap or zeroed heap?",
+            faster(STACK_UNINIT, "the cap", HEAP, "the heap"),
+        )
+        .col(
+            "unzeroed cap or warm pool?",
+            faster(STACK_UNINIT, "the cap", POOL, "the pool"),
+        )
+        .col("seed: unzeroed literal cap", |_: &&BySize| {
+            Cell::Seed("beats both".to_owned())
         })
         .table(
             "S2",
@@ -142,19 +173,41 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
         );
     s2.note(runs[0].m.protocol_note());
     s2.note("Each cell is a verdict: a method is named when it was resolvably faster in every process (its difference beat both twins' disagreement and the absolute floor in that process). *Varies between runs (k of n)* means the processes did not agree: k reached the most common answer. That is the honest answer where the two are close, and the reason a single run's crossover is not a result.");
-    s2.note("The seed's cap is a literal-size `stackalloc` of 2 KiB, zeroed, against `new double[2N]` and `ArrayPool`, one process, with a 29 % noise floor of its own.");
+    s2.note("The cap here is a proxy for the production hybrid, as the seed's `FixedCapOnly` was: the array and the touch, without `Scratch::Hybrid`'s branch and pool fallback. S7 times the real `Hybrid` in the whole operation.");
+    s2.note("The seed's cap is a literal-size `stackalloc` of 2 KiB, zeroed (`FixedCapOnly`) or under `[SkipLocalsInit]` (`FixedCapOnlyNoInit`, about 3 ns, faster than everything at all seven sizes), against `new double[2N]` and `ArrayPool`, one process, with a 29 % noise floor of its own.");
     s2.note(SEED_CELLS);
+    let crossover = |runs: &[&BySize]| BySize::crossover_claim(runs, STACK, HEAP, items);
+    let heap_wins = |runs: &[&BySize]| BySize::sizes_where_faster(runs, HEAP, STACK, items);
     s2.conclude(
-        "the size from which the zeroed 2 KiB stack array is faster than a zeroed heap buffer of exactly 2N values, and stays faster at every larger size that fits (the seed: between 16 and 32 items)",
-        BySize::crossover_claim(&fitting, STACK, HEAP, items),
+        "the size from which the zeroed 2 KiB cap is faster than a zeroed heap buffer of exactly 2N values, and stays faster at every larger size that fits (the seed: between 16 and 32 items)",
+        crossover(&fitting),
     );
     s2.conclude(
-        "the sizes at which the zeroed heap buffer is faster than the zeroed 2 KiB stack array (the seed: 1, 4 and 8 items)",
-        BySize::sizes_where_faster(&fitting, HEAP, STACK, items),
+        "the sizes at which the zeroed heap buffer is faster than the zeroed 2 KiB cap (the seed: 1, 4 and 8 items)",
+        heap_wins(&fitting),
     );
+    if let Some(mimalloc) = BySize::under(runs, Allocator::Mimalloc) {
+        let fitting: Vec<&BySize> = mimalloc.iter().filter(|s| fits(s.size)).collect();
+        s2.conclude(
+            "under mimalloc, the size from which the zeroed 2 KiB cap is faster than the zeroed heap buffer, and stays faster",
+            crossover(&fitting),
+        );
+        s2.conclude(
+            "under mimalloc, the sizes at which the zeroed heap buffer is faster than the zeroed 2 KiB cap",
+            heap_wins(&fitting),
+        );
+    }
     s2.conclude(
-        "the sizes at which the warm pool is faster than the zeroed 2 KiB stack array, which zeroes 2 KiB on every call (the seed: all 7 sizes)",
+        "the sizes at which the warm pool is faster than the zeroed 2 KiB cap, which zeroes 2 KiB on every call (the seed: all 7 sizes)",
         BySize::sizes_where_faster(&fitting, POOL, STACK, items),
     );
-    vec![s1, s2]
+    s2.conclude(
+        "the sizes at which the unzeroed 2 KiB cap is faster than the zeroed heap buffer (the seed: all 7 sizes)",
+        BySize::sizes_where_faster(&fitting, STACK_UNINIT, HEAP, items),
+    );
+    s2.conclude(
+        "the sizes at which the unzeroed 2 KiB cap is faster than the warm pool (the seed: all 7 sizes)",
+        BySize::sizes_where_faster(&fitting, STACK_UNINIT, POOL, items),
+    );
+    s2
 }

@@ -1,18 +1,20 @@
-//! What the zeroing costs: the factorial (S3), the heap's step at glibc's per-thread cache
-//! (S3-heap), the zeroing rate (S5), and whether the stack still pays under mimalloc
-//! (X1-stack). All from the seed's second benchmark.
-
-use std::hint::black_box;
+//! What the zeroing costs: the factorial (S3), the heap's paths around glibc's per-thread cache
+//! (S3-heap) and the zeroing rate around LLVM's switch to `memset` (S5). All from the seed's
+//! second benchmark.
 
 use lab::protocol::Allocator;
 use lab::publish::Verdict;
 use lab::report::{Function, Run};
 use lab::table::Columns;
-use lab::timing::{Measured, Measurements, Method, Schedule, Technique, Timing, allocator_table};
+use lab::timing::{Measured, Measurements, Schedule, Timing, agree};
+use lab::verdicts::{describe_sizes, sizes_where};
 use lab::{Cell, Kind, Table};
 
-use super::{SEED_CELLS, bytes_label};
-use crate::{heap, workloads};
+use super::{SEED_CELLS, bytes_label, pair};
+use crate::disasm;
+use crate::heap::{self, AROUND_THE_CACHE_LIMIT, Request};
+use crate::spans::{Span, below};
+use crate::workloads::{self, Copies, HEAP_SIZES, S3_BYTES, STACK_SIZES, Workload};
 
 pub(super) const S3: Function = lab::function!(s3_factorial);
 
@@ -20,217 +22,271 @@ const MEMSET: &str = "`fill(0.0)` of an existing 8 KiB buffer (`memset`)";
 const FLOOR: &str = "touch an existing 8 KiB buffer";
 const EIGHT_KIB: usize = 8 * 1024;
 
-/// The method name of one factorial function, from its name in [`workloads::S3`].
-fn label(name: &str) -> String {
-    let (kind, size) = name.rsplit_once('_').expect("named <kind>_<size>");
-    let what = match kind {
-        "zeroed" => "stack, zeroed",
-        "uninit" => "stack, `MaybeUninit`",
-        "heap_zeroed" => "heap, `vec![0.0; n]`",
-        _ => "heap, `Vec::with_capacity`",
-    };
-    let size = match size {
-        "16b" => "16 B",
-        "256b" => "256 B",
-        "2k" => "2 KiB",
-        _ => "8 KiB",
-    };
-    format!("{what}, {size}")
-}
-
-/// One size of the factorial: its bytes and the method names of its four functions (zeroed
-/// stack, unzeroed stack, zeroed heap, unzeroed heap).
+/// The method names of one size: zeroed and unzeroed on the stack, and on the heap where the
+/// factorial has that size.
 struct Size {
     bytes: usize,
-    names: [String; 4],
+    zeroed: String,
+    uninit: String,
+    heap: Option<[String; 2]>,
+}
+
+pub(super) fn stack_zeroed(bytes: usize) -> String {
+    format!("stack, zeroed, {}", bytes_label(bytes))
+}
+
+pub(super) fn stack_uninit(bytes: usize) -> String {
+    format!("stack, `MaybeUninit`, {}", bytes_label(bytes))
+}
+
+pub(super) fn heap_zeroed(bytes: usize) -> String {
+    format!("heap, `vec![0.0; n]`, {}", bytes_label(bytes))
+}
+
+pub(super) fn heap_uninit(bytes: usize) -> String {
+    format!("heap, `Vec::with_capacity`, {}", bytes_label(bytes))
 }
 
 impl Size {
     fn all() -> Vec<Size> {
-        workloads::S3
+        STACK_SIZES
             .iter()
-            .map(|(bytes, fns)| Size {
-                bytes: *bytes,
-                names: fns.map(|(name, _)| label(name)),
+            .map(|&(bytes, _, _)| Size {
+                bytes,
+                zeroed: stack_zeroed(bytes),
+                uninit: stack_uninit(bytes),
+                heap: S3_BYTES
+                    .contains(&bytes)
+                    .then(|| [heap_zeroed(bytes), heap_uninit(bytes)]),
             })
             .collect()
     }
 
-    fn zeroed(&self) -> &str {
-        &self.names[0]
-    }
-    fn uninit(&self) -> &str {
-        &self.names[1]
-    }
-    fn heap_zeroed(&self) -> &str {
-        &self.names[2]
-    }
-    fn heap_uninit(&self) -> &str {
-        &self.names[3]
+    fn names(&self) -> impl Iterator<Item = &str> {
+        [&self.zeroed, &self.uninit]
+            .into_iter()
+            .chain(self.heap.iter().flatten())
+            .map(String::as_str)
     }
 
-    fn worst(&self, m: &Measured, noise: impl Fn(&Method<'_>) -> f64) -> f64 {
-        self.names
-            .iter()
-            .map(|name| noise(&m.expect(name)))
-            .fold(0.0, f64::max)
+    fn heap(&self) -> &[String; 2] {
+        self.heap.as_ref().expect("a size of the factorial")
+    }
+
+    /// This process's span of zeroed − unzeroed on the stack (each method and its twin).
+    fn zeroing(&self, p: &Measurements) -> Span {
+        span(p, &self.zeroed).minus(span(p, &self.uninit))
     }
 }
 
+/// A method's span in one process: its median and its twin's.
+fn span(p: &Measurements, name: &str) -> Span {
+    let method = p.expect(name);
+    Span::of(&[method.median_ns, method.twin.median_ns])
+}
+
+/// Registers both copies of a measured function, called through their pointers.
+fn register(timing: &mut Timing<'_>, name: &str, f: &Copies<Workload>) {
+    let [original, twin] = f.copies;
+    timing.method_pair(name, original, twin);
+}
+
 fn s3_factorial(run: &Run) -> Vec<Table> {
-    // 18 methods × 2 copies: callgrind would add a minute; S4 reads the code instead.
+    // 26 methods × 2 copies: callgrind would add a minute; S4 reads the code instead.
     let mut timing = Timing::new(run.config().without_instructions());
-    for (_, fns) in workloads::S3 {
-        for (name, f) in fns {
-            timing.method(&label(name), f);
-        }
+    for (bytes, zeroed, uninit) in &STACK_SIZES {
+        register(&mut timing, &stack_zeroed(*bytes), zeroed);
+        register(&mut timing, &stack_uninit(*bytes), uninit);
     }
-    let mut existing = vec![0.0f64; EIGHT_KIB / 8];
-    timing.method(MEMSET, move || workloads::memset_existing(&mut existing));
-    let mut floor_buf = vec![0.0f64; EIGHT_KIB / 8];
-    timing.floor(FLOOR, move || workloads::touch(&mut floor_buf));
+    for (bytes, zeroed, uninit) in &HEAP_SIZES {
+        register(&mut timing, &heap_zeroed(*bytes), zeroed);
+        register(&mut timing, &heap_uninit(*bytes), uninit);
+    }
+    let buffers = || (vec![0.0f64; EIGHT_KIB / 8], vec![0.0f64; EIGHT_KIB / 8]);
+    let (mut a, mut b) = buffers();
+    let copies: [fn(&mut [f64]) -> f64; 2] = [
+        workloads::memset_existing::<0>,
+        workloads::memset_existing::<1>,
+    ];
+    timing.method_pair(MEMSET, move || copies[0](&mut a), move || copies[1](&mut b));
+    let (mut a, mut b) = buffers();
+    let floors: [fn(&mut [f64]) -> f64; 2] = [workloads::floor::<0>, workloads::floor::<1>];
+    timing.floor_pair(FLOOR, move || floors[0](&mut a), move || floors[1](&mut b));
     let m = timing.run(Schedule::Interleaved);
-    let heap_run = time_malloc_free(run);
+    let heap_run = time_heap_paths(run);
+    run.keep(0, &m);
 
     let sizes = Size::all();
     vec![
         s3_table(run, &m, &sizes),
         s3_heap_table(&heap_run),
         s5_table(&m, &sizes),
-        x1_table(&m, &sizes),
     ]
 }
 
 fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
-    let mimalloc = m.under(Allocator::Mimalloc);
-    let on_mimalloc = |name: &str| mimalloc.map_or(Cell::Empty, |mm| mm.expect(name).median_cell());
+    let factorial: Vec<&Size> = sizes.iter().filter(|s| s.heap.is_some()).collect();
+    let worst = |s: &Size, noise: &dyn Fn(&str) -> f64| s.names().map(noise).fold(0.0, f64::max);
     let mut s3 = run.own(
         Columns::new()
-            .col("size", |s: &Size| Cell::bytes(s.bytes))
-            .col("stack, zeroed", |s: &Size| {
-                m.expect(s.zeroed()).median_cell()
+            .col("size", |s: &&Size| Cell::bytes(s.bytes))
+            .col("stack, zeroed", |s: &&Size| {
+                m.expect(&s.zeroed).median_cell()
             })
-            .col("stack, `MaybeUninit`", |s: &Size| {
-                m.expect(s.uninit()).median_cell()
+            .col("stack, `MaybeUninit`", |s: &&Size| {
+                m.expect(&s.uninit).median_cell()
             })
-            .col("`MaybeUninit` minus the floor", |s: &Size| {
-                m.difference_cell(s.uninit(), FLOOR)
+            .col("`MaybeUninit` minus the floor", |s: &&Size| {
+                m.difference_cell(&s.uninit, FLOOR)
             })
-            .col("zeroing on the stack", |s: &Size| {
-                m.difference_cell(s.zeroed(), s.uninit())
+            .col("zeroed − unzeroed stack", |s: &&Size| {
+                m.difference_cell(&s.zeroed, &s.uninit)
             })
-            .col("heap, zeroed", |s: &Size| {
-                m.expect(s.heap_zeroed()).median_cell()
+            .col("heap, `vec![0.0; n]`", |s: &&Size| {
+                m.expect(&s.heap()[0]).median_cell()
             })
-            .col("heap, unzeroed", |s: &Size| {
-                m.expect(s.heap_uninit()).median_cell()
+            .col("heap, `Vec::with_capacity`", |s: &&Size| {
+                m.expect(&s.heap()[1]).median_cell()
             })
-            .col("zeroing on the heap", |s: &Size| {
-                m.difference_cell(s.heap_zeroed(), s.heap_uninit())
-            })
-            .col_if(
-                mimalloc.is_some(),
-                "heap, zeroed, under mimalloc",
-                |s: &Size| on_mimalloc(s.heap_zeroed()),
+            .col(
+                "zeroed − unzeroed heap (`calloc` vs `malloc` path)",
+                |s: &&Size| m.difference_cell(&s.heap()[0], &s.heap()[1]),
             )
-            .col_if(
-                mimalloc.is_some(),
-                "heap, unzeroed, under mimalloc",
-                |s: &Size| on_mimalloc(s.heap_uninit()),
-            )
-            .col("largest twin disagreement", |s: &Size| {
-                Cell::Percent(s.worst(m, |x| x.twin_disagreement_pct()))
+            .col("largest twin disagreement", |s: &&Size| {
+                Cell::Percent(worst(s, &|name| m.expect(name).twin_disagreement_pct()))
             })
-            .col("between processes", |s: &Size| {
+            .col("between processes", |s: &&Size| {
                 if m.process_count() > 1 {
-                    Cell::Percent(s.worst(m, |x| x.spread_pct()))
+                    Cell::Percent(worst(s, &|name| m.expect(name).spread_pct()))
                 } else {
                     Cell::Empty
                 }
             })
-            .table("S3", Kind::Time, "", sizes),
+            .table("S3", Kind::Time, "", &factorial),
     );
     let floor = m.expect(FLOOR);
     s3.note(m.protocol_note());
     s3.note(format!(
-        "All 18 methods (the 16 of the factorial, S5's `memset` reference and the floor) ran interleaved in one run, each with its twin. The floor, the same touch on an existing 8 KiB buffer, measured {} (twin disagreement {}).",
+        "One run of 26 methods, each with its twin: the factorial's 16, S5's other stack sizes and `memset` reference, and the floor, which measured {} (twin disagreement {}). Every method is an indirect call to an `#[inline(never)]` function that reaches its buffer and calls the one touch (`touch_raw`, a call of its own); the floor is an indirect call to a function that makes the same touch on an existing 8 KiB buffer. Each twin calls a second copy of the measured function.",
         floor.median_cell().render(),
         Cell::Percent(floor.twin_disagreement_pct()).render()
     ));
-    s3.note("*Zeroing* is zeroed minus unzeroed; *`MaybeUninit` minus the floor* is what reaching the stack memory costs beyond the harness's own touch. Both are differences under the publish rule. No instruction counts: 36 callgrind children would add a minute, and S4 reads the code instead.");
-    s3.note("The seed's second axis was `stackalloc` with a literal vs a variable size. Stable Rust has no variable-size stack allocation (no `alloca`), so that axis has no counterpart; it is replaced by *fixed size on the stack vs exact size on the heap*, the choice a Rust programmer actually has.");
-    s3.note("Between 256 B and 2 KiB the heap's requests cross glibc's per-thread cache limit: S3-heap times both sides of it. The mimalloc columns are the same run in processes of `stack-buffer-experiments-mimalloc`.");
-    s3.note("The seed (its machine under *Sources*), 2 KiB literal: 3.24 ns to obtain without zeroing, instrument included, and 32.84 ns for the zeroing. 8 KiB: literal without zeroing 4.9 ns, variable without zeroing 6.0 ns, literal with zeroing 97.6 ns, variable with zeroing 306.6 ns, `new double[1024]` 815.7 ns.");
-    let large: Vec<&Size> = sizes.iter().filter(|s| s.bytes >= 2048).collect();
+    s3.note("What the floor does not share with the stack methods: it gets its buffer's address and length as arguments, where they form them from their own frame; it touches two cache lines, where the 16 B method touches one; and its frame holds no array. So *`MaybeUninit` minus the floor* is the cost of reaching the block with those differences included, not of the reservation alone. Both differences are under the publish rule. No instruction counts: 52 callgrind children would add a minute, and S4 reads the code instead.");
+    s3.note("On the heap, `vec![0.0; n]` asks the allocator for zeroed memory: glibc serves it with `calloc`, `Vec::with_capacity` with `malloc`. Their difference is `calloc`'s path minus `malloc`'s, not the zeroing alone (S3-heap).");
+    s3.note("The seed's second axis was `stackalloc` with a literal vs a variable size. Stable Rust has no variable-size stack allocation (no language-level `alloca`), so that axis has no counterpart; it is replaced by *fixed size on the stack vs exact size on the heap*, the choice a Rust programmer actually has.");
+    s3.note("The seed's literal `stackalloc` (its machine under *Sources*), twins and instrument included: 256 B 3.39 ns without zeroing; 2 KiB 3.24 ns without and 36.08 ns with; 8 KiB 4.93 ns without and 97.56 ns with. Its `new double[256]` and `new double[1024]` (2 KiB and 8 KiB, first benchmark): 210.2 ns and 815.7 ns.");
+    let large: Vec<&&Size> = factorial.iter().filter(|s| s.bytes >= 2048).collect();
     s3.conclude(
-        "at 2 KiB and at 8 KiB, zeroing the stack array costs more than everything else the call does, the unzeroed array's whole cost (the seed's thesis: what you pay for is the zeroing)",
+        "at 2 KiB and at 8 KiB, zeroing the stack array (zeroed − unzeroed) costs more than the unzeroed array's whole call, whichever twin is taken (the seed's thesis: what you pay for is the zeroing)",
         m.verdict(|p| {
-            let dominated = large.iter().map(|s| {
-                let zeroing_resolved = p.faster(s.uninit(), s.zeroed()) == Some(true);
-                let (z, u) = (
-                    p.expect(s.zeroed()).median_ns,
-                    p.expect(s.uninit()).median_ns,
-                );
-                zeroing_resolved.then_some(z - u > u)
-            });
-            dominated
-                .collect::<Option<Vec<bool>>>()
-                .map(|all| if all.iter().all(|&d| d) { "yes" } else { "no" }.to_owned())
+            let signs: Option<Vec<bool>> = large
+                .iter()
+                .map(|s| s.zeroing(p).minus(span(p, &s.uninit)).sign())
+                .collect();
+            signs.map(|all| if all.iter().all(|&d| d) { "yes" } else { "no" }.to_owned())
         }),
+    );
+    let by_size = |a: &dyn Fn(&Size) -> &str, b: &dyn Fn(&Size) -> &str| {
+        agree(m.process_count(), |p| {
+            let outcomes: Vec<(usize, Option<bool>)> = factorial
+                .iter()
+                .map(|s| (s.bytes, m.processes[p].faster(a(s), b(s))))
+                .collect();
+            Some(describe_sizes(
+                &sizes_where(&outcomes),
+                outcomes.len(),
+                bytes_label,
+            ))
+        })
+    };
+    s3.conclude(
+        "the sizes at which the unzeroed stack array is faster than the unzeroed heap buffer: `malloc` and `free` cost something before anything is zeroed",
+        by_size(&|s| &s.uninit, &|s| &s.heap()[1]),
+    );
+    s3.conclude(
+        "the sizes at which `vec![0.0; n]` (`calloc`) is slower than `Vec::with_capacity` (`malloc`)",
+        by_size(&|s| &s.heap()[1], &|s| &s.heap()[0]),
     );
     s3
 }
 
-/// S3-heap: one `malloc` + `free` at sizes around glibc's per-thread cache limit.
-fn time_malloc_free(run: &Run) -> Measured {
+fn malloc_name(bytes: usize) -> String {
+    format!("`malloc` + `free`, {}", bytes_label(bytes))
+}
+
+fn calloc_name(bytes: usize) -> String {
+    format!("`calloc` + `free`, {}", bytes_label(bytes))
+}
+
+/// S3-heap: one `malloc` + `free` and one `calloc` + `free` at sizes around glibc's per-thread
+/// cache limit.
+fn time_heap_paths(run: &Run) -> Measured {
     let mut timing = Timing::new(run.config());
-    for bytes in heap::AROUND_THE_CACHE_LIMIT {
-        timing.method(&bytes_label(bytes), move || {
-            heap::malloc_free(black_box(bytes))
-        });
+    for bytes in AROUND_THE_CACHE_LIMIT {
+        pair!(timing, &malloc_name(bytes), heap::malloc_free(bytes));
+        pair!(timing, &calloc_name(bytes), heap::calloc_free(bytes));
     }
     timing.run(Schedule::Interleaved)
 }
 
+/// One size of S3-heap and what this process observed of each request's reuse.
+struct Path {
+    bytes: usize,
+    malloc_lifo: bool,
+    calloc_lifo: bool,
+}
+
+fn instructions(m: &Measured, name: &str) -> Cell {
+    m.expect(name)
+        .instructions()
+        .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
+            original,
+            twin,
+        })
+}
+
 fn s3_heap_table(m: &Measured) -> Table {
-    let mimalloc = m.under(Allocator::Mimalloc);
     // Observed after the timing runs, so they do not disturb them; only the final process's
     // (glibc's) answers reach the table.
-    let lifo: Vec<(usize, bool)> = heap::AROUND_THE_CACHE_LIMIT
+    let rows: Vec<Path> = AROUND_THE_CACHE_LIMIT
         .iter()
-        .map(|&bytes| (bytes, heap::reuses_last_freed(bytes)))
+        .map(|&bytes| Path {
+            bytes,
+            malloc_lifo: heap::reuses_last_freed(Request::Malloc, bytes),
+            calloc_lifo: heap::reuses_last_freed(Request::Calloc, bytes),
+        })
         .collect();
     let limit = heap::largest_lifo_request(256, 4096);
+    let names = |p: &Path| [malloc_name(p.bytes), calloc_name(p.bytes)];
+    let worst = |p: &Path, noise: &dyn Fn(&str) -> f64| {
+        names(p).iter().map(|n| noise(n)).fold(0.0, f64::max)
+    };
     let mut table = Columns::new()
-        .col("request", |(bytes, _): &(usize, bool)| Cell::bytes(*bytes))
-        .col(
-            "the last block freed comes back first?",
-            |(_, lifo): &(usize, bool)| Cell::Bool(*lifo),
-        )
-        .col("`malloc` + `free`", |(bytes, _): &(usize, bool)| {
-            m.expect(&bytes_label(*bytes)).median_cell()
+        .col("request", |p: &Path| Cell::bytes(p.bytes))
+        .col("`malloc`: last freed comes back first?", |p: &Path| {
+            Cell::Bool(p.malloc_lifo)
         })
-        .col("instructions (twin)", |(bytes, _): &(usize, bool)| {
-            m.expect(&bytes_label(*bytes))
-                .instructions()
-                .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
-                    original,
-                    twin,
-                })
+        .col("`calloc`: last freed comes back first?", |p: &Path| {
+            Cell::Bool(p.calloc_lifo)
         })
-        .col_if(
-            mimalloc.is_some(),
-            "under mimalloc",
-            |(bytes, _): &(usize, bool)| {
-                mimalloc.map_or(Cell::Empty, |mm| mm.expect(&bytes_label(*bytes)).median_cell())
-            },
-        )
-        .col("twin disagreement", |(bytes, _): &(usize, bool)| {
-            Cell::Percent(m.expect(&bytes_label(*bytes)).twin_disagreement_pct())
+        .col("`malloc` + `free`", |p: &Path| {
+            m.expect(&malloc_name(p.bytes)).median_cell()
         })
-        .col("between processes", |(bytes, _): &(usize, bool)| {
+        .col("`calloc` + `free`", |p: &Path| {
+            m.expect(&calloc_name(p.bytes)).median_cell()
+        })
+        .col("instructions, `malloc` (twin)", |p: &Path| {
+            instructions(m, &malloc_name(p.bytes))
+        })
+        .col("instructions, `calloc` (twin)", |p: &Path| {
+            instructions(m, &calloc_name(p.bytes))
+        })
+        .col("largest twin disagreement", |p: &Path| {
+            Cell::Percent(worst(p, &|n| m.expect(n).twin_disagreement_pct()))
+        })
+        .col("between processes", |p: &Path| {
             if m.process_count() > 1 {
-                Cell::Percent(m.expect(&bytes_label(*bytes)).spread_pct())
+                Cell::Percent(worst(p, &|n| m.expect(n).spread_pct()))
             } else {
                 Cell::Empty
             }
@@ -238,37 +294,47 @@ fn s3_heap_table(m: &Measured) -> Table {
         .table(
             "S3-heap",
             Kind::Time,
-            "The heap between 256 B and 2 KiB: one `malloc` + `free` (unzeroed) on both sides of glibc's per-thread cache limit",
-            &lifo,
+            "The heap's two paths: `malloc` + `free` and `calloc` + `free` on both sides of glibc's per-thread cache limit",
+            &rows,
         );
     table.note(m.protocol_note());
     if let Some(why) = &m.live().instructions_note {
         table.note(why.clone());
     }
-    table.note("glibc keeps, per thread and per size class, a short last-in, first-out list of freed blocks (the *tcache*: 64 classes 16 bytes apart by default, so requests of up to 1,032 bytes on x86-64), and serves a `malloc` of such a size from it without touching the shared heap. A larger request takes the arena's general path (bins, splitting, coalescing), and so does its `free`.");
+    table.note("The buffers hold `f64`s, touched like S3's: `Vec::with_capacity` is the `malloc`, `vec![0.0; n]` the `calloc`. glibc keeps, per thread and per size class, a short last-in, first-out list of freed blocks (the *tcache*: 64 classes 16 bytes apart by default, so requests of up to 1,032 bytes on x86-64), and serves a `malloc` of such a size from it without touching the shared heap. A larger request takes the arena's general path (bins, splitting, coalescing), and so does its `free`.");
     table.note(match limit {
         Some(bytes) => format!(
-            "Observed in this process without a clock: after two blocks of a size are freed, the next request of that size gets the last one back up to {} (scanning up from 256 B in steps of 8), and the first one above it.",
+            "Observed in this process without a clock: after two blocks of a size are freed, the next `malloc` of that size gets the last one back up to {} (scanning up from 256 B in steps of 8), and the first one above it.",
             bytes_label(bytes)
         ),
-        None => "Observed in this process without a clock: no size from 256 B on came back last in, first out (not glibc's default cache).".to_owned(),
+        None => "Observed in this process without a clock: no size from 256 B on came back last in, first out to `malloc` (not glibc's default cache).".to_owned(),
     });
-    let step = |m: &Measured| {
-        m.verdict(|p| {
-            p.faster(&bytes_label(1032), &bytes_label(1040))
-                .map(|yes| if yes { "yes" } else { "no" }.to_owned())
-        })
-    };
+    table.note(match heap::glibc_version() {
+        Some(version) if heap::calloc_uses_the_thread_cache(version) => format!(
+            "This machine's glibc is {}.{}: its `calloc` looks in the per-thread cache too (since 2.41), so both requests share the step.",
+            version.0, version.1
+        ),
+        Some(version) => format!(
+            "This machine's glibc is {}.{}: its `calloc` never looks in the per-thread cache (glibc added that path in 2.41), so a `calloc` takes the arena's path at every size, and the freed blocks it leaves in the cache are for `malloc` only. The `calloc` column depends on the glibc version.",
+            version.0, version.1
+        ),
+        None => "The C library's version could not be read (`getconf GNU_LIBC_VERSION`): the `calloc` column depends on it.".to_owned(),
+    });
+    let step = |m: &Measured| m.faster_of(&malloc_name(1032), "yes", &malloc_name(1040), "no");
     table.conclude(
-        "under glibc, a `malloc` + `free` of 1,040 B, the first size above the cache's limit, is slower than one of 1,032 B, the last size inside it",
+        "under glibc, a `malloc` + `free` of 1,032 B, the last size inside the cache, is faster than one of 1,040 B, the first size above it",
         step(m),
     );
-    if let Some(mm) = mimalloc {
+    if let Some(mm) = m.under(Allocator::Mimalloc) {
         table.conclude(
-            "under mimalloc, a `malloc` + `free` of 1,040 B is slower than one of 1,032 B as well",
+            "under mimalloc, a `malloc` + `free` of 1,032 B is faster than one of 1,040 B as well",
             step(mm),
         );
     }
+    table.conclude(
+        "under glibc, at 1,032 B, `calloc` + `free` is slower than `malloc` + `free`: the zeroed request skips the cache",
+        m.faster_of(&malloc_name(1032), "yes", &calloc_name(1032), "no"),
+    );
     table
 }
 
@@ -279,35 +345,53 @@ struct Rate {
     bytes: usize,
     with: String,
     without: String,
+    seed: Option<&'static str>,
+    written_as: Cell,
 }
 
 impl Rate {
-    fn cost(&self, m: &Measured) -> Verdict {
-        m.difference(&self.with, &self.without)
-    }
-
-    fn rate(&self, m: &Measured) -> Option<f64> {
-        match self.cost(m) {
-            Verdict::Published(ns) if ns > 0.0 => Some(self.bytes as f64 / ns),
-            _ => None,
+    fn rate(&self, m: &Measured) -> Cell {
+        match m.difference(&self.with, &self.without) {
+            Verdict::Published(ns) if ns > 0.0 => Cell::BytesPerNs(self.bytes as f64 / ns),
+            _ => Cell::NotResolvable,
         }
     }
 
-    /// This process's cost of the zeroing, if it resolved it.
-    fn cost_in(&self, p: &Measurements) -> Option<f64> {
-        (p.faster(&self.without, &self.with) == Some(true))
-            .then(|| p.expect(&self.with).median_ns - p.expect(&self.without).median_ns)
+    /// This process's span of the rate, bytes per ns, if the cost is positive whichever twin.
+    fn span(&self, p: &Measurements) -> Option<Span> {
+        span(p, &self.with)
+            .minus(span(p, &self.without))
+            .reciprocal(self.bytes as f64)
+    }
+}
+
+/// How S4 reads the zeroed function of `bytes` in this binary.
+fn written_as(name: &str) -> Cell {
+    let symbol = format!("stack_buffer::workloads::{name}");
+    match std::env::current_exe()
+        .map_err(|err| err.to_string())
+        .and_then(|b| disasm::disassemble(&b, &symbol))
+    {
+        Ok(d) => Cell::text(d.verdict().to_string()),
+        Err(_) => Cell::Empty,
     }
 }
 
 fn s5_table(m: &Measured, sizes: &[Size]) -> Table {
     let mut rows: Vec<Rate> = sizes
         .iter()
-        .map(|s| Rate {
+        .zip(&STACK_SIZES)
+        .map(|(s, (_, zeroed, _))| Rate {
             what: format!("a zeroed stack array of {}", bytes_label(s.bytes)),
             bytes: s.bytes,
-            with: s.zeroed().to_owned(),
-            without: s.uninit().to_owned(),
+            with: s.zeroed.clone(),
+            without: s.uninit.clone(),
+            seed: match s.bytes {
+                2048 => Some("62.4 B/ns"),
+                8192 => Some("88.4 B/ns"),
+                _ => None,
+            },
+            written_as: written_as(zeroed.name),
         })
         .collect();
     rows.push(Rate {
@@ -315,30 +399,19 @@ fn s5_table(m: &Measured, sizes: &[Size]) -> Table {
         bytes: EIGHT_KIB,
         with: MEMSET.to_owned(),
         without: FLOOR.to_owned(),
+        seed: None,
+        written_as: Cell::text("a `memset` call"),
     });
-    let memset = rows.last().expect("the memset row").rate(m);
-    let stack_8k = rows
-        .iter()
-        .find(|r| r.bytes == EIGHT_KIB)
-        .expect("an 8 KiB stack row");
     let mut table = Columns::new()
         .col("what is zeroed", |r: &Rate| Cell::text(&r.what))
         .col("bytes", |r: &Rate| Cell::bytes(r.bytes))
-        .col("cost of the zeroing", |r: &Rate| match r.cost(m) {
-            Verdict::Published(ns) => Cell::Nanos(ns),
-            Verdict::NotResolvable { .. } => Cell::NotResolvable,
+        .col("written as (S4)", |r: &Rate| r.written_as.clone())
+        .col("cost of the zeroing", |r: &Rate| {
+            m.difference_cell(&r.with, &r.without)
         })
-        .col("rate", |r: &Rate| {
-            r.rate(m).map_or(Cell::NotResolvable, Cell::BytesPerNs)
-        })
-        .col("share of the `memset` rate", |r: &Rate| {
-            // Only the same size is a fair comparison with the 8 KiB `memset`.
-            match (r.rate(m), memset) {
-                (Some(rate), Some(ceiling)) if r.bytes == EIGHT_KIB && r.with != MEMSET => {
-                    Cell::Percent(100.0 * rate / ceiling)
-                }
-                _ => Cell::Empty,
-            }
+        .col("rate", |r: &Rate| r.rate(m))
+        .col("seed: literal `stackalloc`", |r: &Rate| {
+            r.seed.map_or(Cell::Empty, |s| Cell::Seed(s.to_owned()))
         })
         .table(
             "S5",
@@ -347,70 +420,27 @@ fn s5_table(m: &Measured, sizes: &[Size]) -> Table {
             &rows,
         );
     table.note(m.protocol_note());
-    table.note("From S3's run. The stack rows' cost is zeroed minus `MaybeUninit`; the `memset` row's is `slice::fill(0.0)` of an existing 8 KiB buffer minus the floor's touch of it: this machine's ceiling for zeroing 8 KiB that is already in cache.");
-    table.note("The seed's rates, 62.4 and 88.4 B/ns for a literal 2 KiB and 8 KiB, exceed its laptop's memory bandwidth, as the seed itself notes: cache-resident rates, as here.");
+    table.note("From S3's run. A stack row's cost is zeroed minus `MaybeUninit` of the same size; the `memset` row's is `slice::fill(0.0)` of an existing 8 KiB buffer minus the floor's touch of it, the rate at which this machine zeroes 8 KiB already in cache. The *written as* column is S4's reading of the same function in this binary.");
+    table.note("The seed's rates for a literal 2 KiB and 8 KiB exceed its laptop's memory bandwidth, as the seed itself notes: cache-resident rates, as here. Its literal 256 B rate did not survive its own publish rule.");
     table.note(SEED_CELLS);
-    let memset_row = rows.last().expect("the memset row");
+    let rate_of = |bytes: usize| {
+        rows.iter()
+            .find(|r| r.bytes == bytes && r.with != MEMSET)
+            .expect("a stack size of S5")
+    };
+    let lower = |slow: usize, fast: usize| {
+        let (slow, fast) = (rate_of(slow), rate_of(fast));
+        m.verdict(move |p| {
+            below(slow.span(p)?, fast.span(p)?).map(|yes| if yes { "yes" } else { "no" }.to_owned())
+        })
+    };
     table.conclude(
-        "the target: zeroing an 8 KiB stack array reaches at least half this machine's `memset` rate on an existing 8 KiB buffer (at that size the zeroed array should be a `memset` call itself, S4)",
-        m.verdict(|p| {
-            let (stack, memset) = (stack_8k.cost_in(p)?, memset_row.cost_in(p)?);
-            Some(if memset / stack >= 0.5 { "met" } else { "missed" }.to_owned())
-        }),
+        "the rate drops where LLVM switches from inline stores to a `memset` call: a 264 B array is zeroed at a lower rate than a 256 B one (the seed: a helper call has a fixed cost that inline stores do not)",
+        lower(264, 256),
     );
-    table
-}
-
-fn x1_table(m: &Measured, sizes: &[Size]) -> Table {
-    let chosen: Vec<&Size> = sizes.iter().filter(|s| s.bytes >= 256).collect();
-    let labels: Vec<[String; 2]> = chosen
-        .iter()
-        .map(|s| {
-            let size = bytes_label(s.bytes);
-            [
-                format!("zeroed stack array vs `vec![0.0; n]`, {size}"),
-                format!("`MaybeUninit` stack array vs `Vec::with_capacity`, {size}"),
-            ]
-        })
-        .collect();
-    let rows: Vec<Technique<'_>> = chosen
-        .iter()
-        .zip(&labels)
-        .flat_map(|(s, [zeroed, uninit])| {
-            [
-                Technique {
-                    label: zeroed,
-                    run: m,
-                    technique: s.zeroed(),
-                    baseline: s.heap_zeroed(),
-                },
-                Technique {
-                    label: uninit,
-                    run: m,
-                    technique: s.uninit(),
-                    baseline: s.heap_uninit(),
-                },
-            ]
-        })
-        .collect();
-    let mut table = allocator_table(
-        "X1-stack",
-        "Does a stack buffer still pay against the heap under mimalloc? (S3's run)",
-        &rows,
+    table.conclude(
+        "inside the `memset` regime the call's fixed cost dilutes: 2 KiB is zeroed at a lower rate than 8 KiB (the seed: 62.4 → 88.4 B/ns)",
+        lower(2048, 8192),
     );
-    table.note(m.protocol_note());
-    table.note("Each row compares two methods of S3's run, in the same processes: the stack array against a heap buffer of the same size, both zeroed or both not. Under mimalloc only the heap side changes allocator; the stack never calls one.");
-    if let Some(mm) = m.under(Allocator::Mimalloc) {
-        table.conclude(
-            "a stack buffer still pays against the heap under mimalloc, at every size and in both pairs",
-            mm.verdict(|p| {
-                let faster: Option<Vec<bool>> = rows
-                    .iter()
-                    .map(|t| p.faster(t.technique, t.baseline))
-                    .collect();
-                faster.map(|all| if all.iter().all(|&f| f) { "yes" } else { "no" }.to_owned())
-            }),
-        );
-    }
     table
 }

@@ -1,0 +1,99 @@
+//! Against what a user would pick instead (P13): this crate's shared pool, three published pool
+//! crates, one reused `Vec` and a fresh `vec!`, all in one interleaved run, at 128 B and 8 KiB.
+
+use std::hint::black_box;
+
+use lab::report::{Function, Run};
+use lab::timing::{Measurements, Method, Schedule, Timing};
+use lab::{Cell, Table, count};
+
+use super::bytes_label;
+use crate::workloads::{self, Contender, Contenders, HIT_BYTES, P13_SIZES};
+
+pub(super) const P13: Function = lab::function!(p13_other_pools);
+
+/// The pool crates among the contenders.
+const POOLS: [Contender; 4] = [
+    Contender::SharedPool,
+    Contender::ObjectPool,
+    Contender::LockfreeObjectPool,
+    Contender::Opool,
+];
+
+/// A contender's method name at a size.
+fn name(contender: Contender, n: usize) -> String {
+    format!("{}, {}", contender.label(), bytes_label(n))
+}
+
+/// In process `p`, at size `n`: whether no other pool crate was resolvably faster than
+/// `pool::shared()` (one within noise of it does not beat it: the target allows "within noise
+/// of the fastest").
+pub(super) fn shared_is_fastest(p: &Measurements, n: usize) -> bool {
+    let shared = name(Contender::SharedPool, n);
+    POOLS[1..]
+        .iter()
+        .all(|other| p.faster(&name(*other, n), &shared) != Some(true))
+}
+
+fn p13_other_pools(run: &Run) -> Vec<Table> {
+    let contenders: Vec<Contenders> = P13_SIZES.iter().map(|&n| Contenders::new(n)).collect();
+    let mut timing = Timing::new(run.config());
+    for c in &contenders {
+        let n = c.buffer_len();
+        // Two closures per contender, one per copy, so each batch loop has its own copy of the
+        // contender's code, inlined or called alike for every contender.
+        let (a, b) = lab::twins!(move || c.shared_pool());
+        timing.method_pair(&name(Contender::SharedPool, n), a, b);
+        let (a, b) = lab::twins!(move || c.object_pool());
+        timing.method_pair(&name(Contender::ObjectPool, n), a, b);
+        let (a, b) = lab::twins!(move || c.lockfree_object_pool());
+        timing.method_pair(&name(Contender::LockfreeObjectPool, n), a, b);
+        let (a, b) = lab::twins!(move || c.opool());
+        timing.method_pair(&name(Contender::Opool, n), a, b);
+        // `Contenders::reused_vec` needs `&mut`; each copy of the closure owns a `Vec` instead,
+        // and does what that method does: touch the caller's own buffer.
+        let mut reused = vec![0u8; n];
+        timing.method(&name(Contender::ReusedVec, n), move || {
+            workloads::touch(&mut reused)
+        });
+        let (a, b) = lab::twins!(move || c.fresh_vec());
+        timing.method_pair(&name(Contender::FreshVec, n), a, b);
+    }
+    let mut existing = vec![0u8; HIT_BYTES];
+    timing.floor("touch an existing buffer", move || {
+        workloads::touch(&mut existing)
+    });
+    let m = timing.run(Schedule::Interleaved);
+    run.keep(0, &m);
+    // Bytes per operation, counted on this thread after the run (each contender is warm).
+    let mut counted: Vec<(String, u64)> = Vec::new();
+    for mut c in contenders {
+        for contender in Contender::ALL {
+            const OPS: u64 = 100;
+            let ((), stats) = count(|| {
+                for _ in 0..OPS {
+                    black_box(c.run(contender));
+                }
+            });
+            counted.push((name(contender, c.buffer_len()), stats.bytes_allocated / OPS));
+        }
+    }
+    let columns = m
+        .columns()
+        .col("bytes allocated per operation", |r: &Method<'_>| {
+            counted
+                .iter()
+                .find(|(n, _)| n == r.name())
+                .map_or(Cell::Empty, |(_, bytes)| Cell::Bytes(*bytes))
+        });
+    let mut table = run.own(m.table_with(run.experiment.id, "", &columns));
+    table.note("Every contender hands out a buffer of the size named, touched the same way (first and last byte written and read back), and takes it back. The published crates' pools hand out whole objects, so each holds `Vec<u8>`s of one size, warmed with one, as a user of them would set them up; this crate's is `pool::shared()` as a user calls it, `shared()` included in every operation. `object-pool` 0.6 keeps its objects behind a `parking_lot::Mutex`; `lockfree-object-pool` 0.1's `LinearObjectPool` in a lock-free list, with a locked atomic instruction on each pull and each return, which an instruction count weighs like any other; `opool` 0.2 in a bounded lock-free queue. One reused `Vec` is what a caller that can pass its buffer down does without any pool.");
+    table.note("Bytes per operation are counted on this thread over 100 operations of each, after the timed run.");
+    for n in P13_SIZES {
+        table.conclude(
+            format!("the target, at {}: `pool::shared()` the fastest of the four pool crates, or within noise of the fastest, on one thread (a published crate that beat it at its own job would be the better pick)", bytes_label(n)),
+            m.target(|p| Some(shared_is_fastest(p, n))),
+        );
+    }
+    vec![table]
+}

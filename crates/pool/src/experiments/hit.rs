@@ -1,0 +1,149 @@
+//! The hit path beside stack arrays and the allocator: at 64 bytes (P9-time) and at 8 KiB
+//! (P10-hit), with instruction counts and the chapter's targets.
+
+use std::hint::black_box;
+
+use lab::Table;
+use lab::protocol::Allocator;
+use lab::report::{Function, Run};
+use lab::table::Claim;
+use lab::timing::{Measured, Schedule, Timing};
+
+use super::warm;
+use crate::shared;
+use crate::workloads::{self, HIT_BYTES};
+
+pub(super) const P9_TIME: Function = lab::function!(p9_time);
+pub(super) const P10_HIT: Function = lab::function!(p10_hit);
+
+pub(super) const SMALL_STACK: &str = "stack array `[0u8; 64]`";
+pub(super) const SMALL_POOL: &str = "`pool.rent(64)` + give back";
+pub(super) const SMALL_FRESH: &str = "`vec![0u8; 64]`";
+
+pub(super) const HIT_POOL: &str = "`pool.rent(8192)` + give back";
+pub(super) const HIT_UNZEROED: &str = "unzeroed stack array (`MaybeUninit`), 8 KiB";
+pub(super) const HIT_ZEROED: &str = "zeroed stack array `[0u8; 8192]`";
+pub(super) const HIT_FRESH: &str = "fresh `vec![0u8; 8192]`";
+
+/// The most instructions the hit path may take: room for finding this thread's cache, a load
+/// and a store in its slot and a counter on each side, and none for a lock or an atomic
+/// read-modify-write.
+const HIT_INSTRUCTIONS: f64 = 60.0;
+/// The .NET pool's ratio to an unzeroed stack array at 8 KiB (seed 002: 16.0 ns / 4.9 ns).
+const DOTNET_RATIO: f64 = 3.3;
+/// How much faster than a fresh buffer the hit path must be at 8 KiB.
+const SPEEDUP_OVER_FRESH: f64 = 5.0;
+
+/// The note on where the pool comes from, shared by both tables.
+const POOL_TAKEN_ONCE: &str = "`pool` is `pool::shared()`, taken once before the timed loop (`let pool = pool::shared();`): `shared()` itself is a `OnceLock` check, a few instructions that a caller keeping the reference does not pay on every rent.";
+
+fn p9_time(run: &Run) -> Vec<Table> {
+    let pool = shared();
+    warm(pool, 64);
+    let mut timing = Timing::new(run.config());
+    timing.method(SMALL_STACK, workloads::zeroed_stack_touch::<64>);
+    let (a, b) = lab::twins!(move || workloads::rent_touch(pool, black_box(64)));
+    timing.method_pair(SMALL_POOL, a, b);
+    let (a, b) = lab::twins!(|| workloads::fresh_touch(black_box(64)));
+    timing.method_pair(SMALL_FRESH, a, b);
+    let mut existing = [0u8; 64];
+    timing.floor("touch an existing 64-byte buffer", move || {
+        workloads::touch(&mut existing)
+    });
+    let m = timing.run(Schedule::Interleaved);
+    run.keep(64, &m);
+    let mut table = run.own(m.table(run.experiment.id, ""));
+    table.note(POOL_TAKEN_ONCE);
+    table.note("Every method gets the same touch: write the first and last byte, read them back. The mimalloc column is the same run in processes of `pool-experiments-mimalloc`: only `vec!` calls the allocator.");
+    table.conclude(
+        "at 64 B, the faster of the zeroed stack array and the pool's hit path",
+        m.faster_of(SMALL_STACK, "the stack array", SMALL_POOL, "the pool"),
+    );
+    m.conclude_under_each(
+        &mut table,
+        |allocator| {
+            format!(
+                "under {}, at 64 B, the faster of the pool's hit path and `vec![0u8; 64]` (seed 000: the allocation, in each of its 6 runs)",
+                allocator.short()
+            )
+        },
+        |under| under.faster_of(SMALL_POOL, "the pool", SMALL_FRESH, "`vec![0u8; 64]`"),
+    );
+    vec![table]
+}
+
+/// The instruction target as a verdict: instructions are deterministic, so the final process's
+/// count, original and twin, decides it (*not resolvable* where none were counted).
+fn instruction_target(m: &Measured, method: &str, at_most: f64) -> Claim {
+    match m.expect(method).instructions() {
+        Some([original, twin]) => Claim::Verdict {
+            text: if original.max(twin) <= at_most {
+                "met"
+            } else {
+                "missed"
+            }
+            .to_owned(),
+        },
+        None => Claim::NotResolvable,
+    }
+}
+
+fn p10_hit(run: &Run) -> Vec<Table> {
+    const N: usize = HIT_BYTES;
+    let pool = shared();
+    warm(pool, N);
+    let mut timing = Timing::new(run.config());
+    // Two closures, one per copy, so each batch loop inlines its own copy of the hit path, as a
+    // caller's code would (with one closure type for both, the body is called out of line).
+    let (hit, hit_twin) = lab::twins!(move || workloads::rent_touch(pool, black_box(N)));
+    timing.method_pair(HIT_POOL, hit, hit_twin);
+    timing.method(HIT_UNZEROED, workloads::uninit_stack_touch::<N>);
+    timing.method(HIT_ZEROED, workloads::zeroed_stack_touch::<N>);
+    let (a, b) = lab::twins!(|| workloads::fresh_touch(black_box(N)));
+    timing.method_pair(HIT_FRESH, a, b);
+    let mut existing = vec![0u8; N];
+    timing.floor("touch an existing 8 KiB buffer", move || {
+        workloads::touch(&mut existing)
+    });
+    let m = timing.run(Schedule::Interleaved);
+    run.keep(N, &m);
+    let mut table = run.own(m.table(run.experiment.id, ""));
+    table.note(POOL_TAKEN_ONCE);
+    table.note("Instructions are counted by callgrind for one copy at a time, collection switched on only around its batch loop, in the final process: they do not depend on the clock, so the instruction target is judged from them alone. The time targets are judged in every process, under each allocator, and printed only where every process agrees.");
+    table.conclude(
+        "the target: the hit path (rent, touch, give back) at most 60 instructions, original and twin — room for finding the thread's cache, a load and a store in its slot and a counter on each side, and none for a lock or an atomic read-modify-write",
+        instruction_target(&m, HIT_POOL, HIT_INSTRUCTIONS),
+    );
+    table.conclude(
+        "the pool's hit path / an unzeroed stack array (seed 002's .NET pool: 16.0 ns / 4.9 ns, 3.3×)",
+        m.ratio(HIT_POOL, HIT_UNZEROED),
+    );
+    table.conclude(
+        "a zeroed stack array / the pool's hit path (the stack array pays for zeroing 8 KiB)",
+        m.ratio(HIT_ZEROED, HIT_POOL),
+    );
+    m.conclude_under_each(
+        &mut table,
+        |allocator| {
+            format!(
+                "the target, under {}: the pool's hit path at most 3.3× an unzeroed stack array in every process (the .NET pool's ratio, seed 002)",
+                allocator.short()
+            )
+        },
+        |under| under.target(|p| Some(p.ratio(HIT_POOL, HIT_UNZEROED) <= DOTNET_RATIO)),
+    );
+    m.conclude_under_each(
+        &mut table,
+        |allocator| {
+            format!(
+                "the target, under {}: the pool's hit path at most 0.2× a fresh `vec![0u8; 8192]` in every process (a pool earns its contract by saving most of an allocation)",
+                allocator.short()
+            )
+        },
+        |under| under.target_speedup(HIT_POOL, HIT_FRESH, SPEEDUP_OVER_FRESH),
+    );
+    if m.under(Allocator::Mimalloc).is_none() {
+        table.note("No mimalloc processes in this run: its targets are not stated.");
+    }
+    vec![table]
+}

@@ -1,0 +1,184 @@
+//! What the timed runs of this process add up to: whether the pool still pays under mimalloc
+//! (X1-pool) and the decision rules (P11). Neither makes a timing run of its own: both read the
+//! runs of P9-time, P10, P10-hit, P12 and P13, kept by those experiments in this process.
+
+use lab::Table;
+use lab::protocol::Allocator;
+use lab::report::{Function, Run};
+use lab::table::Cell;
+use lab::timing::{BySize, Technique, agree, allocator_table};
+
+use super::by_size::{FRESH, SHARED};
+use super::bytes_label;
+use super::crates::shared_is_fastest;
+use super::hit::{
+    HIT_FRESH, HIT_POOL, HIT_UNZEROED, HIT_ZEROED, SMALL_FRESH, SMALL_POOL, SMALL_STACK,
+};
+use crate::decisions::{Counts, Findings, rules};
+use crate::workloads::{self, HIT_BYTES, LetGo, Source};
+use crate::{PoolConfig, SHARED_MAX_LEN, shared_config};
+
+pub(super) const X1: Function = lab::function!(x1_pool);
+pub(super) const P11: Function = lab::function!(p11_rules);
+
+/// The runs both tables read, or `None` when an `--only` run skipped the experiments that make
+/// them.
+struct Runs {
+    p9: BySize,
+    p10: Vec<BySize>,
+    hit: BySize,
+    p12: Vec<BySize>,
+    p13: Option<BySize>,
+}
+
+impl Runs {
+    fn kept(run: &Run) -> Self {
+        let first = |id| run.kept(id).swap_remove(0);
+        Runs {
+            p9: first("P9-time"),
+            p10: run.kept("P10"),
+            hit: first("P10-hit"),
+            p12: run.kept("P12"),
+            p13: Some(first("P13")),
+        }
+    }
+
+    /// The contention run with the most threads.
+    fn most_threads(&self) -> &BySize {
+        self.p12.last().expect("P12 ran at least one thread count")
+    }
+}
+
+fn x1_pool(run: &Run) -> Vec<Table> {
+    let runs = Runs::kept(run);
+    let sizes: Vec<String> = runs
+        .p10
+        .iter()
+        .map(|s| {
+            format!(
+                "the shared pool vs a fresh `vec![0u8; n]`, {}",
+                bytes_label(s.size)
+            )
+        })
+        .collect();
+    let contended = format!(
+        "{} threads at once: the shared pool vs a fresh `vec!`, 8 KiB",
+        runs.most_threads().size
+    );
+    let mut rows = vec![Technique {
+        label: "the shared pool vs `vec![0u8; 64]`, 64 B (P9-time)",
+        run: &runs.p9.m,
+        technique: SMALL_POOL,
+        baseline: SMALL_FRESH,
+    }];
+    rows.extend(runs.p10.iter().zip(&sizes).map(|(s, label)| Technique {
+        label,
+        run: &s.m,
+        technique: SHARED,
+        baseline: FRESH,
+    }));
+    rows.push(Technique {
+        label: "the hit path at 8 KiB, the pool taken once, vs a fresh `vec![0u8; 8192]` (P10-hit)",
+        run: &runs.hit.m,
+        technique: HIT_POOL,
+        baseline: HIT_FRESH,
+    });
+    rows.push(Technique {
+        label: &contended,
+        run: &runs.most_threads().m,
+        technique: Source::SharedPool.label(),
+        baseline: Source::FreshVec.label(),
+    });
+    let mut table = run.own(allocator_table("X1-pool", "", &rows));
+    table.note("Each row compares two methods of one timing run, in the same processes: P9-time's, each size of P10's, P10-hit's and P12's with the most threads. Under mimalloc only the fresh buffer changes allocator: a hit of the pool never calls one.");
+    table.note(format!("P9-time: {}", runs.p9.m.protocol_note()));
+    table.note(format!(
+        "P10, first size: {}",
+        runs.p10[0].m.protocol_note()
+    ));
+    table.note(format!("P10-hit: {}", runs.hit.m.protocol_note()));
+    table.note(format!(
+        "P12, {} threads: {}",
+        runs.most_threads().size,
+        runs.most_threads().m.protocol_note()
+    ));
+    if let Some(mm) = BySize::under(&runs.p10, Allocator::Mimalloc) {
+        let all: Vec<&BySize> = mm.iter().collect();
+        table.conclude(
+            "under mimalloc, the sizes of P10 at which the shared pool's hit path is still faster than a fresh `vec![0u8; n]`",
+            BySize::sizes_where_faster(&all, SHARED, FRESH, bytes_label),
+        );
+    }
+    vec![table]
+}
+
+/// What process `p` of every run found, as the decision rules read it.
+fn findings(runs: &Runs, p: usize) -> Findings {
+    let by_size: Vec<&BySize> = runs.p10.iter().collect();
+    let hit = &runs.hit.m.processes[p];
+    let small = &runs.p9.m.processes[p];
+    let contended = &runs.most_threads().m.processes[p];
+    let shared = Source::SharedPool.label();
+    Findings {
+        pool_faster_from: lab::verdicts::crossover(&BySize::outcomes(&by_size, p, SHARED, FRESH)),
+        sizes: (by_size[0].size, by_size[by_size.len() - 1].size),
+        unzeroed_stack_beats_pool: hit.faster(HIT_UNZEROED, HIT_POOL),
+        pool_beats_zeroed_stack: hit.faster(HIT_POOL, HIT_ZEROED),
+        small_stack_beats_pool: small.faster(SMALL_STACK, SMALL_POOL),
+        small_pool_beats_fresh: small.faster(SMALL_POOL, SMALL_FRESH),
+        contended_pool_beats_fresh: contended.faster(shared, Source::FreshVec.label()),
+        contended_pool_beats_no_cache: contended.faster(shared, Source::NoThreadCache.label()),
+        no_pool_crate_beats_shared: runs
+            .p13
+            .as_ref()
+            .map(|s| shared_is_fastest(&s.m.processes[p], HIT_BYTES)),
+    }
+}
+
+/// The counts the rules cite: the same in every process.
+fn counts(runs: &Runs) -> Counts {
+    let left = |how| workloads::secret_left_for_next_renter(how).0;
+    Counts {
+        default_limit: 1 + PoolConfig::default().max_per_bucket,
+        shared_limit: 1 + shared_config().max_per_bucket,
+        shared_max_len: SHARED_MAX_LEN,
+        threads: runs.most_threads().size,
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        secret_left_by_give_back: left(LetGo::GiveBack),
+        secret_left_by_rent_cleared: left(LetGo::RentClearedThenGiveBack),
+        secret_left_by_give_back_cleared: left(LetGo::GiveBackCleared),
+    }
+}
+
+// P11 is one of a kind (each row a rule in words), so it is built row by row.
+fn p11_rules(run: &Run) -> Vec<Table> {
+    let runs = Runs::kept(run);
+    let counts = counts(&runs);
+    let k = runs.hit.m.process_count();
+    let per_process: Vec<_> = (0..k)
+        .map(|p| rules(&findings(&runs, p), &counts, bytes_label))
+        .collect();
+    let mut table = run.table(&["situation", "do", "because (this machine)"]);
+    for (i, rule) in per_process[k - 1].iter().enumerate() {
+        let cell = |text: &dyn Fn(usize) -> String| {
+            if rule.timed {
+                Cell::Claim(agree(k, |p| Some(text(p))))
+            } else {
+                Cell::text(text(k - 1))
+            }
+        };
+        table.row(vec![
+            Cell::text(rule.situation),
+            cell(&|p| per_process[p][i].action.clone()),
+            cell(&|p| per_process[p][i].because.clone()),
+        ]);
+    }
+    table.note("The rules are `pool::decisions::rules`, a function of what one process measured. A rule that depends on a timing is evaluated in every process of this report and printed where every process produced the same words; *varies between runs* means they did not, and that this machine cannot decide it. The other rules cite counts.");
+    if runs.p13.is_none() {
+        table.note("P13 did not run in this process: the rule on pool crates is not resolvable.");
+    }
+    table.note("The timed rules read the runs of P9-time, P10, P10-hit, P12 and P13, each measured as the line under its table says.");
+    table
+        .note("They are this machine's: run `cargo xtask verify` on yours before relying on them.");
+    vec![table]
+}

@@ -1,0 +1,137 @@
+//! Chapter 5's experiments (R1–R5, X1-receipt), run by `receipt-experiments` (the system
+//! allocator) and `receipt-experiments-mimalloc` under `cargo xtask report`. Built only with the
+//! `experiments` feature.
+//!
+//! One file per topic: `counted.rs` (R1: bytes and allocations per run), `throughput.rs` (R2
+//! per chunk, the whole command's instructions, X1-receipt), `bad_input.rs` (R3, the real
+//! binary), `memory.rs` (R4, the real binary's peak memory) and `stages.rs` (R5: where a line's
+//! time goes). Running the `receipt` binary as a child is [`crate::command`]'s work.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use lab::Kind;
+use lab::report::{Chapter, Experiment, Source};
+
+mod bad_input;
+mod counted;
+mod memory;
+mod stages;
+mod throughput;
+
+/// Chapter 5: its experiments in the order the chapter presents them.
+pub static CHAPTER: Chapter = Chapter {
+    name: "receipt",
+    experiments: EXPERIMENTS,
+    sources: &[Source {
+        seed: "000",
+        note: "The .NET course's `ArrayPool` chapter: bytes from `GC.GetAllocatedBytesForCurrentThread()` on an Intel Core i7-7700 (3.60 GHz, 4 cores, 8 threads), Ubuntu 24.04.4 under WSL2, .NET SDK 10.0.302 / .NET 10.0.10 (linux-x64, workstation non-concurrent GC); a .NET array counts its 24-byte header, so `new byte[128]` is 152 bytes.",
+    }],
+};
+
+/// `crates/receipt/tests/<file>.rs::<test>` for each test named.
+macro_rules! pins {
+    ($file:literal: $($test:ident),+ $(,)?) => {
+        &[$(concat!("crates/receipt/tests/", $file, "::", stringify!($test))),+]
+    };
+}
+
+const EXPERIMENTS: &[Experiment] = &[
+    Experiment {
+        id: "R1",
+        kind: Kind::Count,
+        title: "Bytes allocated by a whole run of N lines, a new processor (and a new pool) per run",
+        run: counted::R1,
+        pinned_by: pins!("receipt.rs":
+            streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm,
+            r1_a_fresh_pool_per_row_allocates_the_same_every_time,
+            r1_the_stack_strategy_spills_only_orders_longer_than_its_inline_buffer,
+            the_arena_is_reset_for_every_order_and_its_memory_reused,
+        ),
+        allocator_sensitive: false,
+        needs: &[],
+    },
+    Experiment {
+        id: "R4",
+        kind: Kind::Fact,
+        title: "Peak resident memory of the whole command, by input size (`receipt gen` lines piped in)",
+        run: memory::R4,
+        pinned_by: &[
+            "crates/receipt/tests/receipt.rs::r4_peak_heap_memory_does_not_grow_with_the_input",
+            "crates/receipt/tests/command.rs::r4_fed_lines_run_the_command_to_the_end",
+            "crates/receipt/src/command.rs::r4_a_memory_probe_round_trips_through_its_text_form",
+        ],
+        allocator_sensitive: false,
+        needs: &[],
+    },
+    Experiment {
+        id: "R2",
+        kind: Kind::Time,
+        title: "Time per line, a chunk of 10,000 generated lines at a time, in process (receipts into a reused buffer)",
+        run: throughput::R2,
+        pinned_by: &[
+            "crates/receipt/tests/workloads.rs::r2_a_chunk_runner_prints_what_the_processor_prints_every_round",
+            "crates/receipt/tests/workloads.rs::r2_the_floors_see_every_line_and_every_byte",
+            "crates/receipt/tests/receipt.rs::every_strategy_prints_the_same_bytes_for_a_generated_file",
+            "crates/receipt/src/strategies.rs::the_stack_strategys_open_order_carries_its_inline_buffer_when_moved",
+        ],
+        allocator_sensitive: true,
+        needs: &[],
+    },
+    Experiment {
+        id: "R5",
+        kind: Kind::Time,
+        title: "Where a line's time goes: the streaming strategy cut after each stage, on R2's chunk",
+        run: stages::R5,
+        pinned_by: pins!("workloads.rs":
+            r5_every_stage_handles_every_line_of_the_generated_input,
+            r5_the_stages_are_listed_in_order_each_adding_to_the_last,
+        ),
+        allocator_sensitive: false,
+        needs: &[],
+    },
+    Experiment {
+        id: "R3",
+        kind: Kind::Fact,
+        title: "Bad input: each class, what `receipt` says, what it prints, how it exits",
+        run: bad_input::R3,
+        pinned_by: &[
+            "crates/receipt/tests/receipt.rs::each_error_class_has_its_message_and_prints_nothing",
+            "crates/receipt/tests/receipt.rs::item_names_that_could_rewrite_the_terminal_are_rejected",
+            "crates/receipt/tests/receipt.rs::an_order_past_the_bound_is_rejected_and_the_run_goes_on",
+            "crates/receipt/tests/receipt.rs::a_byte_order_mark_at_the_start_is_skipped",
+            "crates/receipt/tests/receipt.rs::strategies_agree_on_random_order_files",
+            "crates/receipt/tests/receipt.rs::arbitrary_bytes_never_panic_and_every_line_is_accounted_for",
+            "crates/receipt/tests/command.rs::usage_errors_show_the_usage_and_exit_2",
+            "crates/receipt/tests/command.rs::io_errors_say_why_without_the_usage_and_exit_2",
+            "crates/receipt/tests/command.rs::a_closed_output_pipe_ends_the_run_quietly_with_status_0",
+        ],
+        allocator_sensitive: false,
+        needs: &[],
+    },
+];
+
+/// The line under every table that shows seed figures.
+const SEED_ITALIC: &str = "*Italic*: seed `000`'s figures (machine under *Sources*).";
+
+/// Why a table that runs the real command has no rows.
+const NO_BINARY: &str = "The `receipt` binary was not found next to the experiments binary: run through `cargo xtask report`, which builds both.";
+
+/// Why the instruction counts of copying (`what`) stand far above their time.
+fn copies_under_callgrind(what: &str) -> String {
+    format!(
+        "Instructions are counted by callgrind, on one copy of each method after the timed run; glibc copies large blocks with `rep movsb`, which callgrind counts once per byte copied, so the instruction counts of copying ({what}) stand far above its time."
+    )
+}
+
+/// The `receipt` binary next to this one.
+fn receipt_binary() -> Option<PathBuf> {
+    crate::command::beside(&std::env::current_exe().ok()?)
+}
+
+/// If this process was started as R4's intermediate process ([`crate::command::MEMORY_PROBE_VAR`]
+/// set), runs that one measurement, prints its result and returns the exit status; `None` for a
+/// normal run. The experiments binary calls this first.
+pub fn memory_probe_from_env() -> Option<ExitCode> {
+    memory::probe_from_env()
+}
