@@ -16,12 +16,16 @@ fn a1_two_hundred_thousand_nodes(c: &mut Criterion) {
 fn a6_churn(c: &mut Criterion) {
     let mut group = c.benchmark_group("A6");
     group.sample_size(10);
-    group.bench_function("churn_arena", |b| {
-        b.iter(|| arena::churn_arena(black_box(arena::CHURN_LIVE), arena::CHURN_STEPS))
-    });
-    group.bench_function("churn_pool", |b| {
-        b.iter(|| arena::churn_pool(black_box(arena::CHURN_LIVE), arena::CHURN_STEPS))
-    });
+    for way in arena::churn::CHURNS {
+        group.bench_function(way.name, |b| {
+            b.iter(|| {
+                (way.run)(
+                    black_box(arena::churn::CHURN_LIVE),
+                    arena::churn::CHURN_STEPS,
+                )
+            })
+        });
+    }
     group.finish();
 }
 

@@ -15,11 +15,18 @@ use crate::{Node, checksum, node};
 /// A5: builds `n` nodes in a vector whose storage comes from `alloc`, whatever it is — the
 /// Rust spelling of the Zig seed's `fn buildNodes(a: std.mem.Allocator, n: usize)`.
 ///
+/// One difference: this function is generic, so the compiler makes one copy of it per
+/// allocator type and can inline that allocator's calls (static dispatch), where Zig passes a
+/// runtime vtable. Passing `&dyn Allocator` gives the Zig shape: one copy, every call through
+/// the vtable (A1 times it with `bumpalo`: [`crate::bump_through_dyn`]).
+///
 /// ```
 /// use allocator_api2::alloc::Global;
 /// let bump = bumpalo::Bump::new();
 /// assert_eq!(arena::allocators::build_nodes(100, Global).len(), 100);
 /// assert_eq!(arena::allocators::build_nodes(100, &bump).len(), 100);
+/// let dynamic: &dyn allocator_api2::alloc::Allocator = &&bump;
+/// assert_eq!(arena::allocators::build_nodes(100, dynamic).len(), 100);
 /// ```
 pub fn build_nodes<A: Allocator>(n: usize, alloc: A) -> Vec<Node, A> {
     let mut nodes = Vec::new_in(alloc);
@@ -45,7 +52,9 @@ pub struct Calls {
     /// was and the data shifted (`bumpalo` extends its last allocation downwards), so nothing
     /// was left behind.
     pub extended: u64,
-    /// Growths that moved the data to a separate block.
+    /// Growths that returned a pointer outside the old block. For glibc that is either a copy
+    /// to a new block or, for a block above its mmap threshold, an `mremap` that gives the same
+    /// pages a new address without copying a byte.
     pub moved: u64,
     /// Shrinks.
     pub shrunk: u64,
@@ -139,10 +148,11 @@ unsafe impl<A: Allocator> Allocator for Counting<A> {
 /// `Allocator` trait's default `grow`, which is exactly allocate, copy, deallocate.
 ///
 /// It is the extreme case of the Zig seed's `DebugAllocator`, not a copy of it: that allocator
-/// deliberately does not reuse addresses, so growing in place *usually* fails (the seed's test
-/// expected 1 allocation and 21 remaps and counted 19 allocations: most growths moved, a few
-/// did not). `NeverInPlace` makes every growth move, so the count of moves equals the count
-/// of growths.
+/// deliberately does not reuse addresses, so growing in place *usually* fails. (The seed's
+/// failing test expected the "1 alloc + 21 remaps" its benchmark measured for 200,000 appends,
+/// but ran 100,000, which by `ArrayList`'s growth rule change the capacity only 20 times —
+/// [`crate::growth::zig_array_list_growth`] — so it could not hold under any allocator.)
+/// `NeverInPlace` makes every growth move, so the count of moves equals the count of growths.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NeverInPlace;
 

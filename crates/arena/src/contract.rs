@@ -125,49 +125,13 @@ pub const RULES: [Rule; 4] = [
 #[cfg(test)]
 mod tests {
     use super::RULES;
-
-    /// The sections of this file's module docs: heading, then the text up to the next heading.
-    fn sections() -> Vec<(String, String)> {
-        let docs: String = include_str!("contract.rs")
-            .lines()
-            .filter_map(|line| line.strip_prefix("//!"))
-            .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
-            .collect();
-        docs.split("\n# ")
-            .skip(1)
-            .map(|section| {
-                let (heading, body) = section.split_once('\n').unwrap_or((section, ""));
-                let heading = heading.split_once(". ").map_or(heading, |(_, h)| h);
-                (heading.to_owned(), body.to_owned())
-            })
-            .collect()
-    }
+    use crate::doc_sections::assert_sections;
 
     /// A8: every rule of the table is a section with its `compile_fail` example (and the error
     /// code nightly rustdoc checks) when Rust refuses the code, and always a compiling example.
     #[test]
     fn a8_every_rule_is_a_section_with_its_compile_fail_example_and_a_compiling_twin() {
-        let sections = sections();
-        assert_eq!(sections.len(), RULES.len());
-        for (rule, (heading, body)) in RULES.iter().zip(&sections) {
-            assert_eq!(rule.section, heading);
-            let refused = body.matches("```compile_fail").count();
-            match rule.error {
-                Some(code) => {
-                    assert_eq!(refused, 1, "{heading}");
-                    assert!(
-                        body.contains(&format!("```compile_fail,{code}\n")),
-                        "{heading}"
-                    );
-                    assert!(
-                        body.contains(&format!("({code})")),
-                        "{heading}: names {code}"
-                    );
-                }
-                None => assert_eq!(refused, 0, "{heading}"),
-            }
-            // Plain fences: the close of each refused example, the open and close of the twin.
-            assert_eq!(body.matches("\n```\n").count(), refused + 2, "{heading}");
-        }
+        let expected = RULES.map(|rule| (rule.section, rule.error));
+        assert_sections(include_str!("contract.rs"), &expected);
     }
 }

@@ -410,7 +410,9 @@ impl Table {
 
 fn is_numeric(cell: &Cell) -> bool {
     match cell {
-        Cell::Text(_) | Cell::Bool(_) | Cell::Empty => false,
+        // A seed's figure is quoted text: a column of them reads better left-aligned, and a
+        // column that mixes them with measured numbers is aligned by the numbers.
+        Cell::Text(_) | Cell::Bool(_) | Cell::Empty | Cell::Seed(_) => false,
         Cell::Claim(claim) => matches!(claim, Claim::Ratio { .. }),
         _ => true,
     }

@@ -1003,6 +1003,11 @@ impl Measured {
         let mimalloc = self
             .under(Allocator::Mimalloc)
             .filter(|_| self.allocator != Allocator::Mimalloc);
+        // With a second allocator's column, every figure says whose it is.
+        let whose = |heading: &str| match mimalloc {
+            Some(_) => format!("{heading} ({})", self.allocator.short()),
+            None => heading.to_owned(),
+        };
         crate::table::Columns::new()
             .col("method", |m: &Method<'_>| {
                 Cell::text(if m.role() == Role::Floor {
@@ -1011,22 +1016,22 @@ impl Measured {
                     m.name().to_owned()
                 })
             })
-            .col("median", Method::median_cell)
-            .col("IQR", |m: &Method<'_>| {
+            .col(whose("median"), Method::median_cell)
+            .col(whose("IQR"), |m: &Method<'_>| {
                 let (p25, p75) = m.iqr_ns();
                 Cell::text(format!("{} – {}", format_nanos(p25), format_nanos(p75)))
             })
-            .col("twin disagreement", |m: &Method<'_>| {
+            .col(whose("twin disagreement"), |m: &Method<'_>| {
                 Cell::Percent(m.twin_disagreement_pct())
             })
-            .col("between processes", move |m: &Method<'_>| {
+            .col(whose("between processes"), move |m: &Method<'_>| {
                 if self.process_count() > 1 {
                     Cell::Percent(m.spread_pct())
                 } else {
                     Cell::Empty
                 }
             })
-            .col("minus floor", move |m: &Method<'_>| {
+            .col(whose("minus floor"), move |m: &Method<'_>| {
                 match (&floor, m.role()) {
                     (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),
                     _ => Cell::Empty,
@@ -1034,7 +1039,7 @@ impl Measured {
             })
             .col_if(
                 mimalloc.is_some(),
-                "median under mimalloc",
+                "median (mimalloc)",
                 move |m: &Method<'_>| {
                     mimalloc.map_or(Cell::Empty, |mm| mm.expect(m.name()).median_cell())
                 },

@@ -1,124 +1,94 @@
-//! A6: pool vs arena under churn, timed under every allocator, and the memory each holds,
-//! counted (A6-bytes). The create-only comparison is timed once, in A1's run.
+//! A6: churn, timed under every allocator, and the memory each store holds, counted (A6-bytes).
+//! The create-only comparison is timed once, in A1's run.
 
 use std::hint::black_box;
 
 use lab::fmt::thousands;
-use lab::protocol::Allocator;
 use lab::report::{Function, Run};
-use lab::table::{Cell, Columns};
-use lab::timing::{Method, Schedule, Timing};
-use lab::{Kind, Table, count};
+use lab::table::Cell;
+use lab::timing::{Schedule, Timing};
+use lab::{Table, count};
 
-use super::{instructions, keep, no_instructions};
-use crate::{CHURN_LIVE, CHURN_STEPS, Churn, N, churn_arena, churn_pool};
+use super::{noise_note, timed_columns};
+use crate::N;
+use crate::churn::{CHURN_ARENA, CHURN_BOX, CHURN_LIVE, CHURN_POOL, CHURN_STEPS, CHURNS, ChurnWay};
 
 pub(super) const A6: Function = lab::function!(a6_churn);
 pub(super) const A6_BYTES: Function = lab::function!(a6_bytes);
 
-const CREATE_ARENA: &str = "create only: `bumpalo`, one `alloc` per item";
-const CREATE_POOL: &str = "create only: free-list pool (`slab`)";
-pub(super) const CHURN_ARENA: &str = "churn: `bumpalo` (nothing can be freed)";
-pub(super) const CHURN_POOL: &str = "churn: free-list pool (`slab`)";
-
 fn a6_churn(run: &Run) -> Vec<Table> {
+    let title = run.experiment.title;
+    for n in [CHURN_LIVE, CHURN_STEPS] {
+        let n = thousands(n as u64);
+        assert!(title.contains(&n), "A6's title must say {n}: {title}");
+    }
     let mut timing = Timing::new(run.config());
-    timing.method(CHURN_ARENA, || {
-        churn_arena(black_box(CHURN_LIVE), CHURN_STEPS)
-    });
-    timing.method(CHURN_POOL, || {
-        churn_pool(black_box(CHURN_LIVE), CHURN_STEPS)
-    });
+    for way in CHURNS {
+        timing.method_pair(
+            way.label,
+            move || (way.run)(black_box(CHURN_LIVE), CHURN_STEPS),
+            move || (way.twin)(black_box(CHURN_LIVE), CHURN_STEPS),
+        );
+    }
     let m = timing.run(Schedule::Interleaved);
-    keep("A6", &m);
-    let mimalloc = m.under(Allocator::Mimalloc);
-    let rows: Vec<Method<'_>> = m.methods().collect();
-    let mut table = run.own(
-        Columns::new()
-            .col("method", |r: &Method<'_>| Cell::text(r.name()))
-            .col("median", Method::median_cell)
-            .col("twin disagreement", |r: &Method<'_>| {
-                Cell::Percent(r.twin_disagreement_pct())
-            })
-            .col("between processes", |r: &Method<'_>| {
-                if m.process_count() > 1 {
-                    Cell::Percent(r.spread_pct())
-                } else {
-                    Cell::Empty
-                }
-            })
-            .col("median under mimalloc", |r: &Method<'_>| {
-                mimalloc.map_or(Cell::Empty, |mm| mm.expect(r.name()).median_cell())
-            })
-            .col("instructions (twin)", |r: &Method<'_>| {
-                r.instructions()
-                    .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
-                        original,
-                        twin,
-                    })
-            })
-            .table("A6", Kind::Time, "", &rows),
-    );
-    table.note(m.protocol_note());
-    match (instructions(&m, CHURN_POOL), instructions(&m, CHURN_ARENA)) {
-        (Some(pool), Some(arena)) => table.note(format!(
-            "Instructions per churn run, counted by callgrind under glibc: {} for the pool, {} for the arena; they do not depend on the clock.",
-            thousands(pool.round() as u64),
-            thousands(arena.round() as u64)
-        )),
-        _ => table.note(no_instructions(&m)),
-    };
+    run.keep(0, &m);
+    let mut table = run.own(m.table_with("A6", "", &timed_columns(&m, "store")));
+    table.note(noise_note(&m));
     table.note("The seed did not measure churn.");
-    table.note("The create-only comparison is timed once, in A1's run: see its conclusions.");
+    table.note("Each step frees the object in a pseudo-random slot and creates a new one there; the three stores free and create the same objects (memory: A6-bytes).");
     m.conclude_under_each(
         &mut table,
         |allocator| {
-            let allocator = allocator.short();
             format!(
-                "under churn and {allocator}, the faster of the free-list pool (it reuses the slot just freed) and the arena (every new object is fresh arena memory)"
+                "expectation, under {}: the free-list pool faster than the arena under churn (the pool reuses the slot just freed; the arena takes fresh memory for every object)",
+                allocator.short()
             )
         },
-        |under| under.faster_of(CHURN_POOL, "the pool", CHURN_ARENA, "the arena"),
+        |under| under.target(|p| p.faster(CHURN_POOL.label, CHURN_ARENA.label)),
     );
     vec![table]
 }
-
-/// A labelled run of the churn functions (A6-bytes).
-type ChurnRow = (&'static str, fn() -> Churn);
 
 /// The pool's peak under churn may be at most this fraction of the arena's.
 const PEAK_TARGET: f64 = 0.1;
 
 fn a6_bytes(run: &Run) -> Vec<Table> {
-    let mut table = run.table(&[
-        "workload",
-        "allocations",
-        "peak live bytes (counted)",
-        "bytes held at the end (the structure's own figure)",
-    ]);
-    let rows: [ChurnRow; 4] = [
-        (CREATE_ARENA, || churn_arena(N, 0)),
-        (CREATE_POOL, || churn_pool(N, 0)),
-        (CHURN_ARENA, || churn_arena(CHURN_LIVE, CHURN_STEPS)),
-        (CHURN_POOL, || churn_pool(CHURN_LIVE, CHURN_STEPS)),
+    let mut table = run.table(&["workload", "allocations", "peak live bytes"]);
+    let create_only = |way: ChurnWay| (way, N, 0);
+    let churn = |way: ChurnWay| (way, CHURN_LIVE, CHURN_STEPS);
+    let rows = [
+        create_only(CHURN_ARENA),
+        create_only(CHURN_POOL),
+        create_only(CHURN_BOX),
+        churn(CHURN_ARENA),
+        churn(CHURN_POOL),
+        churn(CHURN_BOX),
     ];
     let mut peaks = Vec::new();
-    for (label, run) in &rows {
-        let (churn, stats) = count(|| black_box(run()));
+    for (way, live, steps) in rows {
+        let (_, stats) = count(|| black_box((way.run)(black_box(live), steps)));
         peaks.push(stats.peak_live_bytes);
+        let label = if steps == 0 {
+            way.label.replacen("churn", "create only", 1)
+        } else {
+            way.label.to_owned()
+        };
         table.row(vec![
-            Cell::text(*label),
+            Cell::text(label),
             Cell::Count(stats.allocs),
             Cell::Bytes(stats.peak_live_bytes),
-            Cell::bytes(churn.bytes_held),
         ]);
     }
-    let share = peaks[3] as f64 / peaks[2] as f64;
+    let share = peaks[4] as f64 / peaks[3] as f64;
     table.note(format!(
-        "Under churn the pool's peak is {} of the arena's (target ≤ 1/10, because the pool holds only the live objects and the arena every object ever created: {}). The create-only rows here keep all N objects with the pointers held in a `Vec` (the churn functions with zero steps), so they differ slightly from A1's workloads.",
+        "Under churn the pool's peak is {} of the arena's (target ≤ 1/10, because the pool holds only the live objects and the arena every object ever created: {}).",
         Cell::Percent(100.0 * share).render(),
         if share <= PEAK_TARGET { "met" } else { "missed" }
     ));
-    table.note("Peak live bytes are the most the workload held at once, from `lab::CountingAlloc`; \"bytes held\" is `Bump::allocated_bytes()` for the arena and slots × slot size for the pool. Pinned by `under_churn_the_pool_holds_a_tenth_of_the_arena_or_less`.");
+    table.note(format!(
+        "The create-only rows are the churn functions with zero steps: {} objects created and kept, their handles in a `Vec` (so they differ slightly from A1's workloads).",
+        thousands(N as u64)
+    ));
+    table.note("Peak live bytes are the most the workload held at once, counted by `lab::CountingAlloc`: every store's memory and the `Vec` of handles, through the same instrument.");
     vec![table]
 }

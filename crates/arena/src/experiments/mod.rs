@@ -1,16 +1,16 @@
-//! Chapter 4's experiments (A1–A8 and X1), run by `arena-experiments` (the system allocator)
-//! and `arena-experiments-mimalloc` under `cargo xtask report`. Built only with the
-//! `experiments` feature.
+//! Chapter 4's experiments (A1–A8, and X1 for this chapter), run by `arena-experiments` (the
+//! system allocator) and `arena-experiments-mimalloc` under `cargo xtask report`. Built only with
+//! the `experiments` feature.
 //!
-//! One file per topic: `seed_table.rs` (A1 and the seed's ranking), `growth.rs` (A2–A4),
-//! `rust.rs` (A5, A7, A8: what Rust offers and checks), `churn.rs` (A6), `x1.rs` (every timed
-//! technique under both allocators).
-
-use std::cell::RefCell;
+//! One file per topic: `seed_table.rs` (A1, its counts and the seed's ranking), `growth.rs`
+//! (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers and checks), `churn.rs` (A6), `x1.rs` (every
+//! timed technique under both allocators, read from A1's and A6's runs).
 
 use lab::Kind;
+use lab::protocol::Allocator;
 use lab::report::{Chapter, Experiment, Source};
-use lab::timing::Measured;
+use lab::table::{Cell, Columns};
+use lab::timing::{Measured, Method};
 
 mod churn;
 mod growth;
@@ -24,22 +24,41 @@ pub static CHAPTER: Chapter = Chapter {
     experiments: EXPERIMENTS,
     sources: &[Source {
         seed: "001",
-        note: "The Zig article: Apple M5 Pro, macOS, Zig 0.16.0, `-O ReleaseFast`, the allocator from `init.gpa`, N = 200,000 `u64`s, median of 15 runs; its counts are alloc / remap / resize / free through Zig's allocator interface.",
+        note: "The Zig article: Apple M5 Pro, macOS, Zig 0.16.0, `-O ReleaseFast`, the allocator from `init.gpa`, N = 200,000 `u64`s, median of 15 runs; its counts are alloc / remap / resize / free through Zig's allocator interface. The article shows its tests, not its benchmark's code.",
     }],
 };
+
+/// `crates/arena/tests/arena.rs::name`, at compile time.
+macro_rules! test {
+    ($name:ident) => {
+        concat!("crates/arena/tests/arena.rs::", stringify!($name))
+    };
+}
 
 const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "A1",
         kind: Kind::Time,
-        title: "N = 200,000 nodes, eight ways: time and what the allocator saw",
+        title: "N = 200,000 nodes, eleven ways: the seed's six and five that explain them",
         run: seed_table::A1,
-        pinned_by: &[
-            "crates/arena/tests/arena.rs::box_per_item_is_n_allocations_and_n_deallocations_plus_the_vec_of_pointers",
-            "crates/arena/tests/arena.rs::bump_per_item_is_2_chunks_and_1_with_capacity",
-            "crates/arena/tests/arena.rs::every_workload_computes_the_same_checksum",
-        ],
+        pinned_by: &[test!(a1_every_way_creates_the_same_nodes)],
         allocator_sensitive: true,
+        needs: &[],
+    },
+    Experiment {
+        id: "A1-counts",
+        kind: Kind::Count,
+        title: "N = 200,000 nodes, eleven ways: what the allocator saw",
+        run: seed_table::A1_COUNTS,
+        pinned_by: &[
+            test!(a1_box_per_item_is_n_allocations_and_n_deallocations_plus_the_vec_of_pointers),
+            test!(a1_bumpalo_lands_on_2_chunks_because_its_second_chunk_happens_to_fit_the_nodes),
+            test!(a1_typed_arena_is_12_chunks_its_chunk_list_and_the_pointer_vec),
+            test!(a1_the_free_list_pool_allocates_exactly_what_its_typed_arena_does),
+            test!(a1_slab_grows_like_a_vec),
+            test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
+        ],
+        allocator_sensitive: false,
         needs: &[],
     },
     Experiment {
@@ -48,8 +67,10 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Growth is geometric: pushes without reserving",
         run: growth::A2,
         pinned_by: &[
-            "crates/arena/tests/arena.rs::pushes_grow_geometrically_between_10_and_40_reallocations",
-            "crates/arena/tests/arena.rs::a2_200000_pushes_change_the_capacity_17_times_so_reserving_saves_little",
+            test!(a2_200000_pushes_change_the_capacity_between_15_and_40_times_as_the_seeds_test_asks),
+            test!(a2_200000_pushes_are_the_first_allocation_and_16_growths_to_262144_nodes),
+            test!(a2_vec_starts_at_4_elements_from_2_bytes_to_1_kib_and_doubles),
+            test!(a2_zigs_growth_rule_gives_the_seeds_21_remaps_at_200000_and_19_growths_at_100000),
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -59,10 +80,9 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Reserve once: one allocation, no growth",
         run: growth::A3,
-        pinned_by: &[
-            "crates/arena/tests/arena.rs::reserving_once_is_one_allocation_and_no_reallocation",
-            "crates/arena/tests/arena.rs::a2_200000_pushes_change_the_capacity_17_times_so_reserving_saves_little",
-        ],
+        pinned_by: &[test!(
+            a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved
+        )],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -72,9 +92,9 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Same code, different allocator, different calls: 200,000 pushes without reserving",
         run: growth::A4,
         pinned_by: &[
-            "crates/arena/tests/arena.rs::never_in_place_moves_every_growth",
-            "crates/arena/tests/arena.rs::a4_mimalloc_moves_every_growth_and_a_bump_extends_only_while_its_chunk_has_room",
-            "crates/arena/tests/arena.rs::a4_counting_tells_an_extended_block_from_a_moved_one",
+            test!(a4_never_in_place_moves_every_growth),
+            test!(a4_mimalloc_moves_every_growth_and_a_bump_extends_only_while_its_chunk_has_room),
+            test!(a4_counting_tells_an_extended_block_from_a_moved_one),
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -84,9 +104,9 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "What growing a vector leaves in a `Bump`: 200,000 pushes onto a `bumpalo::collections::Vec`",
         run: growth::A4_BUMP,
-        pinned_by: &[
-            "crates/arena/tests/arena.rs::a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage",
-        ],
+        pinned_by: &[test!(
+            a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage
+        )],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -95,7 +115,12 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Fact,
         title: "One function, any allocator: what Rust offers compared with Zig's allocator parameter",
         run: rust::A5,
-        pinned_by: &["crates/arena/tests/arena.rs::one_function_runs_with_any_allocator"],
+        pinned_by: &[
+            "crates/arena/src/routes.rs",
+            "crates/arena/src/routes.rs::a5_every_route_is_a_section_with_a_compiling_example",
+            "crates/arena/src/routes.rs::a5_the_workspace_pins_bumpalo_to_3_20",
+            test!(a5_one_function_runs_with_any_allocator),
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -114,22 +139,18 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "A6",
         kind: Kind::Time,
-        title: "Pool vs arena under churn: 10,000 objects live, 2,000,000 steps that each free one and create one",
+        title: "Churn: 10,000 objects live, 1,000,000 steps that each free one and create one",
         run: churn::A6,
-        pinned_by: &[
-            "crates/arena/tests/arena.rs::under_churn_the_pool_holds_a_tenth_of_the_arena_or_less",
-        ],
+        pinned_by: &[test!(a6_every_store_frees_and_creates_the_same_objects)],
         allocator_sensitive: true,
         needs: &[],
     },
     Experiment {
         id: "A6-bytes",
         kind: Kind::Count,
-        title: "Pool vs arena: memory held, counted",
+        title: "Churn: memory held, counted",
         run: churn::A6_BYTES,
-        pinned_by: &[
-            "crates/arena/tests/arena.rs::under_churn_the_pool_holds_a_tenth_of_the_arena_or_less",
-        ],
+        pinned_by: &[test!(a6_under_churn_the_pool_holds_a_tenth_of_the_arena_or_less)],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -139,8 +160,8 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Who runs destructors: 1,000 values with a counted `Drop`, then the arena dropped",
         run: rust::A7,
         pinned_by: &[
-            "crates/arena/tests/arena.rs::bumpalo_runs_no_destructors_typed_arena_and_bumpalo_box_do",
-            "crates/arena/tests/arena.rs::a_vec_inside_a_bump_leaks_its_buffer",
+            test!(a7_bumpalo_runs_no_destructors_typed_arena_and_bumpalo_box_do),
+            test!(a7_a_vec_inside_a_bump_runs_no_destructor_and_leaks_its_buffer),
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -148,50 +169,58 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "X1-arena",
         kind: Kind::Time,
-        title: "The allocator as a variable: does each technique still pay under mimalloc?",
+        title: "The allocator as a variable: does each technique still pay under mimalloc, and does switching the allocator beat it?",
         run: x1::X1,
         pinned_by: &[],
         // It makes no timing run of its own: it reads A1's and A6's, which ran under every
         // allocator.
         allocator_sensitive: false,
-        needs: &[],
+        needs: &["A1", "A6"],
     },
 ];
 
 /// The line under every table that shows seed figures.
 const SEED_ITALIC: &str = "*Italic*: seed `001`'s figures (machine under *Sources*).";
 
-thread_local! {
-    /// The timing runs of this process's experiments, for the tables that compare them (X1).
-    static RUNS: RefCell<Vec<(&'static str, Measured)>> = const { RefCell::new(Vec::new()) };
+/// The columns every timed table of this chapter starts with: the method, its median, both
+/// noise sources under the report's allocator, its median under mimalloc and its instructions.
+fn timed_columns<'a>(m: &'a Measured, first: &str) -> Columns<'a, Method<'a>> {
+    let here = m.allocator.short();
+    let mimalloc = m.under(Allocator::Mimalloc);
+    let processes = m.process_count();
+    Columns::new()
+        .col(first, |r: &Method<'_>| Cell::text(r.name()))
+        .col(format!("median ({here})"), Method::median_cell)
+        .col(format!("twin disagreement ({here})"), |r: &Method<'_>| {
+            Cell::Percent(r.twin_disagreement_pct())
+        })
+        .col(
+            format!("between processes ({here})"),
+            move |r: &Method<'_>| {
+                if processes > 1 {
+                    Cell::Percent(r.spread_pct())
+                } else {
+                    Cell::Empty
+                }
+            },
+        )
+        .col("median (mimalloc)", move |r: &Method<'_>| {
+            mimalloc.map_or(Cell::Empty, |mm| mm.expect(r.name()).median_cell())
+        })
+        .col("instructions (twin)", |r: &Method<'_>| {
+            r.instructions()
+                .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
+                    original,
+                    twin,
+                })
+        })
 }
 
-/// Keeps experiment `id`'s timing run for the tables that come after it in this process.
-fn keep(id: &'static str, measured: &Measured) {
-    RUNS.with(|runs| runs.borrow_mut().push((id, measured.clone())));
-}
-
-/// Experiment `id`'s timing run, if it ran earlier in this process.
-fn kept(id: &str) -> Option<Measured> {
-    RUNS.with(|runs| {
-        runs.borrow()
-            .iter()
-            .find(|(kept, _)| *kept == id)
-            .map(|(_, m)| m.clone())
-    })
-}
-
-/// Instructions per operation of `method`'s original copy, where callgrind counted them.
-fn instructions(m: &Measured, method: &str) -> Option<f64> {
-    m.expect(method)
-        .instructions()
-        .map(|[original, _]| original)
-}
-
-/// Why a run has no instruction counts (only the full report takes them).
-fn no_instructions(m: &Measured) -> String {
-    m.live()
-        .instructions_note
-        .clone()
-        .unwrap_or_else(|| "No instruction counts in this run.".to_owned())
+/// The note under a table built with [`timed_columns`]: what the noise columns measure.
+fn noise_note(m: &Measured) -> String {
+    format!(
+        "Twin disagreement and between processes are {}'s, in % of the median; instructions are per operation, counted by callgrind under {} for the method and its twin (a second copy of the workload function).",
+        m.allocator.short(),
+        m.allocator.short()
+    )
 }

@@ -1,80 +1,154 @@
-//! X1 for chapter 4: every timed technique of the chapter against what it replaces, under glibc
-//! and under mimalloc. It makes no timing run of its own: it reads A1's and A6's runs, which the
-//! report measured under both allocators.
+//! X1 for chapter 4: every timed technique of the chapter against what it
+//! replaces, under glibc and under mimalloc, and the question the chapter asks of the allocator:
+//! does switching it beat writing an arena or a pool? It makes no timing run of its own: it reads
+//! A1's and A6's runs, which the report measured under both allocators.
 
 use lab::Table;
 use lab::protocol::Allocator;
+use lab::publish::{self, Agreement, RATIO_PRECISION, Verdict};
 use lab::report::{Function, Run};
-use lab::table::Cell;
-use lab::timing::{Technique, allocator_table};
+use lab::table::Claim;
+use lab::timing::{Measured, Technique, allocator_table};
 
-use super::churn::{CHURN_ARENA, CHURN_POOL};
-use super::kept;
+use crate::churn::{CHURN_ARENA, CHURN_BOX, CHURN_POOL};
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE, PUSH_RESERVED,
-    TYPED_ARENA_PER_ITEM,
+    SLAB_PER_ITEM, TYPED_ARENA_PER_ITEM,
 };
 
 pub(super) const X1: Function = lab::function!(x1_arena);
 
 fn x1_arena(run: &Run) -> Vec<Table> {
-    let (Some(a1), Some(a6)) = (kept("A1"), kept("A6")) else {
-        let mut table = run.table(&["technique vs what it replaces"]);
-        table.row(vec![Cell::Empty]);
-        table.note("A1 and A6 did not run in this process (an `--only` run): nothing to compare.");
-        return vec![table];
-    };
-    let box_vs = |label, technique: &'static str| Technique {
+    let (a1, a6) = (run.kept_one("A1"), run.kept_one("A6"));
+    vec![run.own(table(&a1, &a6))]
+}
+
+/// X1-arena, from A1's run and A6's.
+fn table(a1: &Measured, a6: &Measured) -> Table {
+    let instead_of = |run, technique, baseline, label| Technique {
         label,
-        run: &a1,
+        run,
         technique,
-        baseline: BOX_PER_ITEM.label,
+        baseline,
     };
+    let boxed = BOX_PER_ITEM.label;
     let rows = [
-        box_vs(
-            "`bumpalo`, one `alloc` per item vs one `Box` per item",
+        instead_of(
+            a1,
             BUMP_PER_ITEM.label,
+            boxed,
+            "`bumpalo`, one `alloc` per item, instead of one `Box` per item",
         ),
-        box_vs(
-            "`typed-arena` vs one `Box` per item",
+        instead_of(
+            a1,
             TYPED_ARENA_PER_ITEM.label,
+            boxed,
+            "`typed-arena` instead of one `Box` per item",
         ),
-        box_vs(
-            "free-list pool (`slab`) vs one `Box` per item",
+        instead_of(
+            a1,
             POOL_PER_ITEM.label,
+            boxed,
+            "the free-list pool instead of one `Box` per item",
         ),
-        box_vs(
-            "one allocation for all nodes vs one `Box` per item",
+        instead_of(
+            a1,
+            SLAB_PER_ITEM.label,
+            boxed,
+            "the index-based pool (`slab`) instead of one `Box` per item",
+        ),
+        instead_of(
+            a1,
             ONE_ALLOCATION.label,
+            boxed,
+            "one allocation for all nodes instead of one `Box` per item",
         ),
-        Technique {
-            label: "`Vec::with_capacity` vs `Vec::push` without reserving",
-            run: &a1,
-            technique: PUSH_RESERVED.label,
-            baseline: PUSH_NO_RESERVE.label,
-        },
-        Technique {
-            label: "create only: `bumpalo` vs the free-list pool",
-            run: &a1,
-            technique: BUMP_PER_ITEM.label,
-            baseline: POOL_PER_ITEM.label,
-        },
-        Technique {
-            label: "churn: the free-list pool vs `bumpalo`",
-            run: &a6,
-            technique: CHURN_POOL,
-            baseline: CHURN_ARENA,
-        },
+        instead_of(
+            a1,
+            PUSH_RESERVED.label,
+            PUSH_NO_RESERVE.label,
+            "`Vec::with_capacity` instead of `Vec::push` without reserving",
+        ),
+        instead_of(
+            a6,
+            CHURN_POOL.label,
+            CHURN_BOX.label,
+            "churn: the free-list pool instead of one `Box` per object",
+        ),
+        instead_of(
+            a6,
+            CHURN_ARENA.label,
+            CHURN_BOX.label,
+            "churn: `bumpalo` instead of one `Box` per object",
+        ),
     ];
-    let mut table = run.own(allocator_table("X1-arena", "", &rows));
-    table.note("The last row is from A6's run, the others from A1's.");
+    let mut table = allocator_table("X1-arena", "", &rows);
+    table.note("The last two rows are from A6's run, the others from A1's.");
     table.note(format!("A1: {}", a1.protocol_note()));
     table.note(format!("A6: {}", a6.protocol_note()));
-    if let Some(mimalloc) = a1.under(Allocator::Mimalloc) {
-        table.conclude(
-            "A1's target, under mimalloc: `bumpalo` at least 5× faster than one `Box` per item (the harder test: mimalloc serves small blocks from per-thread free lists)",
-            mimalloc.target_speedup(BUMP_PER_ITEM.label, BOX_PER_ITEM.label, 5.0),
-        );
-    }
-    vec![table]
+    let (Some(a1_glibc), Some(a1_mimalloc), Some(a6_glibc), Some(a6_mimalloc)) = (
+        a1.under(Allocator::System),
+        a1.under(Allocator::Mimalloc),
+        a6.under(Allocator::System),
+        a6.under(Allocator::Mimalloc),
+    ) else {
+        table.note("No mimalloc processes in this run: the conclusions on switching the allocator need them.");
+        return table;
+    };
+    table.note("The conclusions set a figure under one allocator against a figure under the other, so each side comes from different processes (paired by report round): each is printed only if the difference beats both methods' twin disagreement and between-process spread, the publish rule's test for a difference.");
+    table.conclude(
+        "switching the global allocator, no code changed: one `Box` per item under glibc / under mimalloc",
+        ratio_across((a1_glibc, boxed), (a1_mimalloc, boxed)),
+    );
+    table.conclude(
+        "the faster fix for one `Box` per item: switching to mimalloc, or `bumpalo` under glibc",
+        faster_across(
+            (a1_mimalloc, boxed, "switching to mimalloc"),
+            (a1_glibc, BUMP_PER_ITEM.label, "`bumpalo`"),
+        ),
+    );
+    table.conclude(
+        "churn, switching the global allocator: one `Box` per object under glibc / under mimalloc",
+        ratio_across((a6_glibc, CHURN_BOX.label), (a6_mimalloc, CHURN_BOX.label)),
+    );
+    table.conclude(
+        "churn, the faster fix for one `Box` per object: switching to mimalloc, or the free-list pool under glibc",
+        faster_across(
+            (a6_mimalloc, CHURN_BOX.label, "switching to mimalloc"),
+            (a6_glibc, CHURN_POOL.label, "the free-list pool"),
+        ),
+    );
+    table
+}
+
+/// The figures of method `a` in run `ra` and method `b` in run `rb`, if both runs were measured
+/// in as many processes (they pair by round).
+fn figures(
+    (ra, a): (&Measured, &str),
+    (rb, b): (&Measured, &str),
+) -> Option<(publish::Figures, publish::Figures)> {
+    (ra.process_count() == rb.process_count())
+        .then(|| (ra.expect(a).figures(), rb.expect(b).figures()))
+}
+
+/// `a / b` across two runs, under the publish rule.
+fn ratio_across(a: (&Measured, &str), b: (&Measured, &str)) -> Claim {
+    figures(a, b).map_or(Claim::NotResolvable, |(fa, fb)| {
+        Claim::ratio(publish::ratio(&fa, &fb, RATIO_PRECISION), RATIO_PRECISION)
+    })
+}
+
+/// Which of two methods from two runs is faster, if their difference beats the noise.
+fn faster_across(
+    (ra, a, a_label): (&Measured, &str, &str),
+    (rb, b, b_label): (&Measured, &str, &str),
+) -> Claim {
+    figures((ra, a), (rb, b)).map_or(Claim::NotResolvable, |(fa, fb)| {
+        match publish::difference(&fa, &fb) {
+            Verdict::Published(d) => Claim::verdict(Agreement::All(
+                if d < 0.0 { a_label } else { b_label }.to_owned(),
+            )),
+            Verdict::NotResolvable { .. } => Claim::NotResolvable,
+        }
+    })
 }
