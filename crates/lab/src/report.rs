@@ -119,6 +119,23 @@ impl Run {
         });
     }
 
+    /// Times one run per size with `time` and keeps each (see [`Run::keep`]): the usual shape of
+    /// a by-size experiment whose runs a later one reads.
+    pub fn time_by_size(
+        &self,
+        sizes: &[usize],
+        mut time: impl FnMut(usize) -> crate::timing::Measured,
+    ) -> Vec<crate::timing::BySize> {
+        sizes
+            .iter()
+            .map(|&size| {
+                let m = time(size);
+                self.keep(size, &m);
+                crate::timing::BySize { size, m }
+            })
+            .collect()
+    }
+
     /// The timing runs `experiment` kept in this process, in the order they ran.
     ///
     /// # Panics

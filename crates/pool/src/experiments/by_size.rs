@@ -80,16 +80,7 @@ fn time_size(run: &Run, size: usize) -> Measured {
 }
 
 fn p10_by_size(run: &Run) -> Vec<Table> {
-    let runs: Vec<BySize> = P10_SIZES
-        .iter()
-        .map(|&size| BySize {
-            size,
-            m: time_size(run, size),
-        })
-        .collect();
-    for s in &runs {
-        run.keep(s.size, &s.m);
-    }
+    let runs = run.time_by_size(&P10_SIZES, |size| time_size(run, size));
     let mimalloc = BySize::under(&runs, Allocator::Mimalloc);
     let on_mimalloc = |s: &BySize, name: &str| {
         s.m.under(Allocator::Mimalloc)

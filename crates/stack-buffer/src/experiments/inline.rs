@@ -93,16 +93,7 @@ fn time_size(run: &Run, n: usize) -> lab::timing::Measured {
 }
 
 fn s12_smallvec_time(run: &Run) -> Vec<Table> {
-    let runs: Vec<BySize> = S12_ITEMS
-        .iter()
-        .map(|&n| BySize {
-            size: n,
-            m: time_size(run, n),
-        })
-        .collect();
-    for s in &runs {
-        run.keep(s.size, &s.m);
-    }
+    let runs = run.time_by_size(&S12_ITEMS, |n| time_size(run, n));
     let mut table = run.own(
         Columns::new()
             .col("N items", |s: &BySize| Cell::count(s.size))

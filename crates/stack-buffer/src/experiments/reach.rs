@@ -54,16 +54,7 @@ fn time_size(run: &Run, n: usize) -> Measured {
 }
 
 fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
-    let runs: Vec<BySize> = workloads::S1_ITEMS
-        .iter()
-        .map(|&n| BySize {
-            size: n,
-            m: time_size(run, n),
-        })
-        .collect();
-    for s in &runs {
-        run.keep(s.size, &s.m);
-    }
+    let runs = run.time_by_size(&workloads::S1_ITEMS, |n| time_size(run, n));
     vec![s1_table(run, &runs), s2_table(&runs)]
 }
 
