@@ -124,6 +124,39 @@ fn an_order_with_a_bad_line_is_rejected_whole_and_named() {
     );
 }
 
+/// A line whose order id cannot be read is charged to the order open when it comes: the order
+/// before it, which is rejected whole, even when the line only follows that order's last line.
+/// Before the first order, such lines are rejected on their own.
+#[test]
+fn a_line_whose_order_id_cannot_be_read_is_charged_to_the_order_before_it() {
+    let fields = "expected 4 fields `order_id|item|qty|unit_price`, found 1";
+    let (out, err, s) = assert_all_agree(b"1|a|1|100\n1|b|1|100\nxx\n1|c|1|100\n");
+    assert_eq!(
+        out, "",
+        "order 1 is rejected whole, never printed in two parts"
+    );
+    assert_eq!(
+        err,
+        format!("line 3: {fields}\norder 1 rejected (4 lines), bad: 3\n")
+    );
+    assert_eq!((s.rejected, s.rejected_orders, s.receipts), (4, 1, 0));
+    let (out, err, _) = assert_all_agree(b"1|a|1|1\njunk\n2|b|1|1\n");
+    assert!(
+        out.starts_with("Order 2\n") && !out.contains("Order 1"),
+        "{out}"
+    );
+    assert_eq!(
+        err,
+        format!("line 2: {fields}\norder 1 rejected (2 lines), bad: 2\n")
+    );
+    let (out, err, _) = assert_all_agree(b"junk\n1|a|1|1\n");
+    assert!(out.starts_with("Order 1\n"), "{out}");
+    assert_eq!(
+        err,
+        format!("line 1: {fields}\n1 line without a readable order id rejected, bad: 1\n")
+    );
+}
+
 /// R3: every class of bad input has its message and prints no receipt, with every strategy at
 /// every chunk size.
 #[test]
@@ -398,7 +431,14 @@ fn line_strategy() -> impl proptest::strategy::Strategy<Value = String> {
         Just("4|a\u{1b}b|1|1".to_owned()),
         Just("\u{FEFF}5|a|1|1".to_owned()),
         Just(format!("6|{}|1|1", "y".repeat(MAX_LINE))),
+        Just(format!("1|{}|1|1", "z".repeat(MAX_LINE - 8))),
+        Just(format!("1|{}|1|1", "z".repeat(MAX_LINE - 7))),
         Just("7|a|1|1\r".to_owned()),
+        Just("1|a\rb|1|1".to_owned()),
+        Just("0002|b|01|0100".to_owned()),
+        Just("2|b|1|18446744073709551615".to_owned()),
+        Just("18446744073709551616|b|1|1".to_owned()),
+        Just("3|\u{FEFF}c|1|1".to_owned()),
         "[0-9|a-z\r]{0,12}",
     ];
     prop_oneof![4 => good, 1 => bad]
