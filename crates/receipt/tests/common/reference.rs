@@ -140,10 +140,8 @@ pub fn run(input: &[u8]) -> Outcome {
         let joins = open
             .as_ref()
             .is_some_and(|g| claim.is_none() || claim == g.id);
-        if !joins {
-            if let Some(group) = open.take() {
-                close(group, &mut out, &mut err, &mut s);
-            }
+        if !joins && let Some(group) = open.take() {
+            close(group, &mut out, &mut err, &mut s);
         }
         let group = open.get_or_insert_with(|| Group {
             id: claim,
