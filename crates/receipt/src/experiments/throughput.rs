@@ -100,10 +100,6 @@ fn r2_time_per_line(run: &Run) -> Vec<Table> {
         "the fastest strategy, resolvably faster than each of the others",
         m.verdict(fastest),
     );
-    table.conclude(
-        "`streaming`'s time over the copy floor's",
-        m.ratio(STREAMING, COPY_FLOOR),
-    );
     vec![table, x1_table(&m)]
 }
 
