@@ -76,6 +76,10 @@ pub const BAD_INPUT: [(&str, &str, &str); 15] = [
     ),
 ];
 
+/// A line rejected whatever follows it (its quantity is not a number): put first, it makes a
+/// run whose output is closed early exit 1.
+pub const REJECTED_LINE: &str = "1042|ต้มยำกุ้ง|two|18000\n";
+
 /// The bytes of a case: the invalid-UTF-8 case replaces U+FFFD by a lone `0xFF` byte, and the
 /// long-line and long-order cases are built here (they are too long to write out).
 pub fn input(class: &str, text: &str) -> Vec<u8> {

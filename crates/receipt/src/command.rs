@@ -2,67 +2,21 @@
 //! (its peak memory, R4; its instructions, R2), the answers it gives to bad input (R3), and what
 //! the command's tests run.
 //!
-//! Peak resident memory is known only for a process that has ended, and only as the largest
-//! among all the children a process has waited for (`getrusage(RUSAGE_CHILDREN)`). A figure for
-//! one run alone therefore needs a fresh intermediate process that starts that run and nothing
-//! else: the experiments binary, started again with [`MEMORY_PROBE_VAR`] set to a
-//! [`MemoryProbe`], [`feed`]s generated lines to one `receipt` child, waits for it and prints the
-//! child's peak. Nothing else it ran can mix into the figure.
+//! A process's peak resident memory is known once it has ended, to the parent that reaps it:
+//! `wait4` returns that one child's resource usage, `ru_maxrss` among it. But a process does not
+//! start its peak at zero: when a new program replaces the memory image a process was started
+//! with, Linux carries that image's peak into the process's `ru_maxrss`, and a process started
+//! by `fork` or `vfork` began with its parent's image. So the parent that starts the measured
+//! command must be small, and what it held must be known: [`own_peak_kib`] reads it. The
+//! experiments start a fresh process that does nothing but start one `receipt` and reap it;
+//! [`start_fed`] writes the input into it.
 
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 
-use crate::generate::generate;
+use crate::generate::{generate, worst_case};
 use crate::{CHUNK_SIZE, Strategy};
-
-/// The environment variable that makes the experiments binary R4's intermediate process; its
-/// value is a [`MemoryProbe`] in its text form.
-pub const MEMORY_PROBE_VAR: &str = "RECEIPT_MEMORY_PROBE";
-
-/// One run of the whole command whose peak memory is measured (R4): `receipt --strategy S` with
-/// `lines` lines generated from `seed` on its standard input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemoryProbe {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// Lines fed to it.
-    pub lines: u64,
-    /// The generator's seed.
-    pub seed: u64,
-}
-
-impl MemoryProbe {
-    /// Its text form: `streaming:100000:7`.
-    pub fn encode(&self) -> String {
-        format!("{}:{}:{}", self.strategy, self.lines, self.seed)
-    }
-
-    /// Reads the text form back.
-    ///
-    /// # Errors
-    /// Says what is wrong with `text`.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let mut parts = text.split(':');
-        let (Some(strategy), Some(lines), Some(seed), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(format!(
-                "`{text}` is not `strategy:lines:seed` (three fields)"
-            ));
-        };
-        let number = |field: &str, what: &str| {
-            field
-                .parse::<u64>()
-                .map_err(|_| format!("`{text}`: {what} `{field}` is not a number"))
-        };
-        Ok(Self {
-            strategy: strategy.parse()?,
-            lines: number(lines, "lines")?,
-            seed: number(seed, "seed")?,
-        })
-    }
-}
 
 /// The `receipt` binary in the same directory as `exe`, if it is there: cargo builds a
 /// package's binaries side by side, and `cargo xtask report` builds it with the experiments.
@@ -71,13 +25,34 @@ pub fn beside(exe: &Path) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// What [`feed`] did: how the command exited, and how many bytes it was fed.
+/// The lines a fed run reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fed {
-    /// The command's exit status.
-    pub status: ExitStatus,
-    /// The bytes written to its standard input.
-    pub bytes: u64,
+pub enum Lines {
+    /// `receipt gen --lines <lines> --seed <seed>`.
+    Generated {
+        /// How many lines.
+        lines: u64,
+        /// The generator's seed.
+        seed: u64,
+    },
+    /// [`worst_case`]: `orders` orders of the longest accepted lines, as long as accepted.
+    WorstCase {
+        /// How many orders.
+        orders: u64,
+    },
+}
+
+impl Lines {
+    /// Writes the lines to `out`.
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        match *self {
+            Lines::Generated { lines, seed } => generate(lines, seed, out),
+            Lines::WorstCase { orders } => worst_case(orders, out),
+        }
+    }
 }
 
 /// A writer that counts the bytes it passes on.
@@ -98,19 +73,24 @@ impl<W: Write> Write for Counting<W> {
     }
 }
 
-/// Runs `receipt --strategy S` with the probe's generated lines on its standard input, its
-/// receipts and report discarded, and waits for it. The lines are written through a pipe as
-/// they are generated, so this process never holds them either.
+/// `receipt --strategy S` with its receipts and report discarded.
+pub fn discarding(binary: &Path, strategy: Strategy) -> Command {
+    let mut command = Command::new(binary);
+    command
+        .args(["--strategy", strategy.name()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Starts `command`, writes `lines` into its standard input through a pipe as they are produced
+/// (so this process never holds them), and closes it. Returns the child, not yet reaped, and the
+/// bytes written.
 ///
 /// # Errors
-/// If the command cannot be started or waited for, or stops reading before the last line.
-pub fn feed(binary: &Path, probe: &MemoryProbe) -> io::Result<Fed> {
-    let mut child = Command::new(binary)
-        .args(["--strategy", probe.strategy.name()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
+/// If the command cannot be started, or stops reading before the last line (it is then reaped).
+pub fn start_fed(mut command: Command, lines: Lines) -> io::Result<(Child, u64)> {
+    let mut child = command.stdin(Stdio::piped()).spawn()?;
     let written = child.stdin.take().map_or(Ok(0), |stdin| {
         // Dropping the writer at the end of this block closes the pipe: the end of the input.
         let mut stdin = BufWriter::with_capacity(
@@ -120,12 +100,116 @@ pub fn feed(binary: &Path, probe: &MemoryProbe) -> io::Result<Fed> {
                 bytes: 0,
             },
         );
-        generate(probe.lines, probe.seed, &mut stdin)?;
+        lines.write(&mut stdin)?;
         stdin.flush()?;
         Ok(stdin.get_ref().bytes)
     });
-    let status = child.wait()?;
-    written.map(|bytes| Fed { status, bytes })
+    match written {
+        Ok(bytes) => Ok((child, bytes)),
+        Err(err) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(err)
+        }
+    }
+}
+
+/// The peak resident set of this process's memory image so far, in KiB (`VmHWM` in
+/// `/proc/self/status`, Linux): what a program started from it now would begin its own
+/// `ru_maxrss` with.
+pub fn own_peak_kib() -> Option<u64> {
+    peak_in_status(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// The `VmHWM` of a `/proc/<pid>/status` text, in KiB.
+pub fn peak_in_status(status: &str) -> Option<u64> {
+    let line = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))?;
+    line.trim().strip_suffix("kB")?.trim().parse().ok()
+}
+
+/// The environment variable that makes the experiments binary R4's measuring process; its value
+/// is the strategy to measure.
+pub const PEAK_VAR: &str = "RECEIPT_PEAK_OF";
+
+/// What R4's measuring process reports of one run of the command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeakReport {
+    /// The command's `ru_maxrss`, in KiB.
+    pub kib: u64,
+    /// The measuring process's own peak just after starting it, in KiB: the command's figure is
+    /// at least this.
+    pub floor_kib: u64,
+}
+
+impl PeakReport {
+    /// Its text form: `<kib> <floor_kib>`.
+    pub fn encode(&self) -> String {
+        format!("{} {}", self.kib, self.floor_kib)
+    }
+
+    /// Reads the text form back.
+    ///
+    /// # Errors
+    /// Says what is wrong with `text`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let numbers: Vec<u64> = text
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("`{}` is not two numbers", text.trim()))?;
+        match numbers[..] {
+            [kib, floor_kib] => Ok(Self { kib, floor_kib }),
+            _ => Err(format!("`{}` is not two numbers", text.trim())),
+        }
+    }
+}
+
+/// The measuring process's work: starts `receipt --strategy S` reading this process's standard
+/// input, reads this process's own peak, and reaps the command with `reap` (which returns its
+/// exit status and its `ru_maxrss` in KiB: `lab::env::wait_with_peak_rss`).
+///
+/// # Errors
+/// If the command cannot be started, reaped, or fails.
+pub fn measure_started(
+    binary: &Path,
+    strategy: Strategy,
+    reap: impl FnOnce(Child) -> Result<(ExitStatus, u64), String>,
+) -> Result<PeakReport, String> {
+    let child = discarding(binary, strategy)
+        .stdin(Stdio::inherit())
+        .spawn()
+        .map_err(|err| format!("cannot start `receipt`: {err}"))?;
+    // The command has replaced its copy of this process's image by now: this is the peak it
+    // started from.
+    let floor_kib = own_peak_kib().ok_or("cannot read /proc/self/status")?;
+    let (status, kib) = reap(child)?;
+    if !status.success() {
+        return Err(format!("`receipt --strategy {strategy}` failed ({status})"));
+    }
+    Ok(PeakReport { kib, floor_kib })
+}
+
+/// The report's side: starts `measuring` (a fresh, small process that runs [`measure_started`])
+/// with its output piped, feeds it `lines`, and reads its report. Returns the report and the
+/// bytes fed.
+///
+/// # Errors
+/// If the measuring process cannot be started or fed, fails, or prints no report.
+pub fn peak_of(mut measuring: Command, lines: Lines) -> Result<(PeakReport, u64), String> {
+    measuring.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let (child, bytes) = start_fed(measuring, lines).map_err(|err| format!("feeding it: {err}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|err| format!("waiting for it: {err}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+    }
+    Ok((
+        PeakReport::parse(&String::from_utf8_lossy(&out.stdout))?,
+        bytes,
+    ))
 }
 
 /// Writes `input` to `stdin` from another thread while `work` runs, then closes it. A write the
@@ -146,19 +230,37 @@ fn feeding<T>(stdin: Option<impl Write + Send>, input: &[u8], work: impl FnOnce(
 /// # Errors
 /// If the command cannot be started or waited for.
 pub fn run_with_input(binary: &Path, args: &[&str], input: &[u8]) -> io::Result<Output> {
+    run_to(binary, args, input, Stdio::piped())
+}
+
+/// Like [`run_with_input`], with standard output going to `stdout` (a file such as `/dev/full`)
+/// instead of a pipe.
+///
+/// # Errors
+/// If the command cannot be started or waited for.
+pub fn run_to(binary: &Path, args: &[&str], input: &[u8], stdout: Stdio) -> io::Result<Output> {
     let mut child = Command::new(binary)
         .args(args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()?;
     let stdin = child.stdin.take();
     feeding(stdin, input, || child.wait_with_output())
 }
 
+/// The output stream a reader closes early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closed {
+    /// Standard output (`receipt FILE | head`).
+    Stdout,
+    /// Standard error (`receipt FILE 2>&1 >/dev/null | head`); standard output is discarded.
+    Stderr,
+}
+
 /// Runs `receipt args` (with `input` on its standard input, if any), reads the first `keep`
-/// bytes of its output, closes the pipe as `head -c <keep>` would, and waits for it. The output
-/// returned holds what it wrote to standard error, not to standard output.
+/// bytes of the `closed` stream, closes that pipe as `head -c <keep>` would, and waits for it.
+/// The output returned holds what it wrote to the other stream.
 ///
 /// # Errors
 /// If the command cannot be started or waited for, or prints fewer than `keep` bytes.
@@ -166,23 +268,29 @@ pub fn close_after(
     binary: &Path,
     args: &[&str],
     input: Option<&[u8]>,
+    closed: Closed,
     keep: usize,
 ) -> io::Result<Output> {
-    let mut child = Command::new(binary)
-        .args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+    let mut command = Command::new(binary);
+    command.args(args).stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    match closed {
+        Closed::Stdout => command.stdout(Stdio::piped()).stderr(Stdio::piped()),
+        Closed::Stderr => command.stdout(Stdio::null()).stderr(Stdio::piped()),
+    };
+    let mut child = command.spawn()?;
     let stdin = child.stdin.take();
     feeding(stdin, input.unwrap_or_default(), || {
-        let head = child.stdout.take().map_or(Ok(()), |mut stdout| {
+        let pipe: Option<Box<dyn Read>> = match closed {
+            Closed::Stdout => child.stdout.take().map(|p| Box::new(p) as Box<dyn Read>),
+            Closed::Stderr => child.stderr.take().map(|p| Box::new(p) as Box<dyn Read>),
+        };
+        let head = pipe.map_or(Ok(()), |mut pipe| {
             let mut head = vec![0; keep];
-            stdout.read_exact(&mut head)
+            pipe.read_exact(&mut head)
         });
         let output = child.wait_with_output()?;
         head.map(|()| output)
@@ -191,25 +299,29 @@ pub fn close_after(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{PeakReport, peak_in_status};
 
-    /// R4: a memory probe survives its trip through the environment.
+    /// R4: the measuring process's report survives its trip through a pipe.
     #[test]
-    fn r4_a_memory_probe_round_trips_through_its_text_form() {
-        let probe = MemoryProbe {
-            strategy: Strategy::Arena,
-            lines: 4_000_000,
-            seed: 7,
+    fn r4_a_peak_report_round_trips_through_its_text_form() {
+        let report = PeakReport {
+            kib: 6320,
+            floor_kib: 2904,
         };
-        assert_eq!(probe.encode(), "arena:4000000:7");
-        assert_eq!(MemoryProbe::parse(&probe.encode()), Ok(probe));
-        for bad in [
-            "arena:4000000",
-            "arena:4000000:7:1",
-            "fast:1:7",
-            "arena:x:7",
-        ] {
-            assert!(MemoryProbe::parse(bad).is_err(), "{bad}");
+        assert_eq!(report.encode(), "6320 2904");
+        assert_eq!(PeakReport::parse("6320 2904\n"), Ok(report));
+        for bad in ["", "6320", "6320 2904 1", "x 1"] {
+            assert!(PeakReport::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// R4: the measuring process's own peak is read from its status file.
+    #[test]
+    fn r4_the_peak_is_read_from_the_status_file() {
+        let status =
+            "Name:\treceipt\nVmPeak:\t   10000 kB\nVmHWM:\t    2124 kB\nVmRSS:\t 2000 kB\n";
+        assert_eq!(peak_in_status(status), Some(2124));
+        assert_eq!(peak_in_status("Name:\tx\n"), None);
+        assert_eq!(peak_in_status("VmHWM:\t12 MB\n"), None);
     }
 }

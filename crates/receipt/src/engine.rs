@@ -8,9 +8,10 @@
 //! generic over the strategy, so there is no dynamic call per line.
 
 use std::fmt;
+use std::hint::black_box;
 use std::io::{self, Write};
 
-use crate::input::{Kind, Lines, Rec, Source};
+use crate::input::{Kind, Lines, Rec, Source, Unclaimed};
 use crate::line::{self, LineError, MAX_ORDER_LINES, Numbers};
 use crate::render::{ByteSink, Line};
 use crate::scan::{ItemCache, Scanner};
@@ -20,46 +21,63 @@ use crate::{Order, Summary};
 /// complete): 64 KiB.
 pub const FLUSH_BYTES: usize = 64 * 1024;
 
-/// Why a run stopped: reading the input or writing the output failed. Bad input never stops
-/// a run.
-#[derive(Debug)]
-pub enum RunError {
-    /// Reading the input failed.
-    Read(io::Error),
-    /// Writing the receipts or the error report failed (a closed pipe, a full disk…).
-    Write(io::Error),
+/// The stream whose failure stopped a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The input could not be read.
+    Input,
+    /// The receipts could not be written (a closed pipe, a full disk…).
+    Output,
+    /// The error report could not be written.
+    Report,
 }
 
-impl RunError {
-    /// The underlying I/O error.
-    pub fn io(&self) -> &io::Error {
-        match self {
-            Self::Read(err) | Self::Write(err) => err,
-        }
-    }
+/// Why a run stopped: reading the input or writing the receipts or the report failed. Bad input
+/// never stops a run.
+#[derive(Debug)]
+pub struct RunError {
+    /// The stream that failed.
+    pub stream: Stream,
+    /// The error it failed with.
+    pub error: io::Error,
+    /// The lines accounted for when it stopped. An order whose bad line was already reported is
+    /// counted as rejected (it would be, whatever followed); the lines of an order still open
+    /// and good are counted as read only.
+    pub summary: Summary,
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Read(err) => write!(f, "cannot read: {err}"),
-            Self::Write(err) => write!(f, "cannot write: {err}"),
+        let err = &self.error;
+        match self.stream {
+            Stream::Input => write!(f, "cannot read: {err}"),
+            Stream::Output => write!(f, "cannot write: {err}"),
+            Stream::Report => write!(f, "cannot write the report: {err}"),
         }
     }
 }
 
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.io())
+        Some(&self.error)
     }
 }
 
 impl From<RunError> for io::Error {
     fn from(err: RunError) -> Self {
-        match err {
-            RunError::Read(err) | RunError::Write(err) => err,
-        }
+        err.error
     }
+}
+
+/// A failure inside a run, before the accounts are attached.
+type Fail = (Stream, io::Error);
+
+fn output(err: io::Error) -> Fail {
+    (Stream::Output, err)
+}
+
+fn report(err: io::Error) -> Fail {
+    (Stream::Report, err)
 }
 
 /// The receipts of complete orders (and the open order's, for the streaming strategy), handed
@@ -67,6 +85,9 @@ impl From<RunError> for io::Error {
 pub(crate) struct Output<'a> {
     buf: &'a mut Vec<u8>,
     sink: &'a mut dyn Write,
+    /// Where the open order's receipt starts (the end of the buffer when no order is open):
+    /// what is before it is complete.
+    start: usize,
     /// Whether a receipt was printed (the next one is preceded by a blank line).
     printed: bool,
 }
@@ -89,36 +110,61 @@ impl<'a> Output<'a> {
         Self {
             buf,
             sink,
+            start: 0,
             printed: false,
         }
     }
 
-    /// Starts a receipt (the blank line between receipts); returns where to roll back to if
-    /// the order is rejected.
-    fn open(&mut self) -> usize {
-        let mark = self.buf.len();
+    /// Starts a receipt (the blank line between receipts).
+    fn open(&mut self) {
+        self.start = self.buf.len();
         if self.printed {
             self.buf.push(b'\n');
         }
-        mark
     }
 
-    /// Hands the buffer to the writer if it is full enough.
-    fn flush_if_full(&mut self) -> Result<(), RunError> {
+    /// The open receipt is complete.
+    fn close(&mut self) {
+        self.printed = true;
+        self.start = self.buf.len();
+    }
+
+    /// Drops the open receipt.
+    fn roll_back(&mut self) {
+        self.buf.truncate(self.start);
+    }
+
+    /// Hands the buffer to the writer if it is full enough (no order is open).
+    fn flush_if_full(&mut self) -> io::Result<()> {
         if self.buf.len() >= FLUSH_BYTES {
-            self.sink.write_all(self.buf).map_err(RunError::Write)?;
+            self.sink.write_all(self.buf)?;
             self.buf.clear();
+            self.start = 0;
         }
         Ok(())
     }
 
+    /// Hands every complete receipt to the writer and flushes it, keeping the open one.
+    fn flush_complete(&mut self) -> io::Result<()> {
+        if self.start > 0 {
+            self.sink.write_all(&self.buf[..self.start])?;
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+        self.sink.flush()
+    }
+
     /// Hands everything to the writer and flushes it.
-    fn finish(&mut self) -> Result<(), RunError> {
-        self.sink.write_all(self.buf).map_err(RunError::Write)?;
+    fn finish(&mut self) -> io::Result<()> {
+        self.sink.write_all(self.buf)?;
         self.buf.clear();
-        self.sink.flush().map_err(RunError::Write)
+        self.start = 0;
+        self.sink.flush()
     }
 }
+
+/// The proof a strategy's scanner gives that it accepted a line.
+pub(crate) type Proof<H> = <<H as Hold>::Scanner as Scanner>::Accepted;
 
 /// One strategy's way of holding an open order and building its receipt.
 pub(crate) trait Hold {
@@ -133,35 +179,36 @@ pub(crate) trait Hold {
     /// Opens order `id`. The engine has already written the blank line before it, if any.
     fn open<'h>(&'h mut self, out: &mut Output<'_>, id: u64) -> Self::Order<'h>;
 
-    /// Adds a checked line to the open order.
-    fn add(order: &mut Self::Order<'_>, line: &Line<'_>, out: &mut Output<'_>);
+    /// Adds a line the scanner accepted to the open order; `accepted` is the scanner's proof, so
+    /// a strategy without a scanner is never called here (its proof has no values).
+    fn add(
+        order: &mut Self::Order<'_>,
+        line: &Line<'_>,
+        accepted: Proof<Self>,
+        out: &mut Output<'_>,
+    );
 
-    /// Checks a line the scanner did not accept (UTF-8 and length already checked) with the
-    /// reference checker, and adds it if it is good.
+    /// Checks a line the scanner did not accept (UTF-8 and length already checked) and adds it
+    /// if it is good; returns its numbers, or why it is bad.
     fn add_text(
         order: &mut Self::Order<'_>,
         text: &str,
         out: &mut Output<'_>,
-    ) -> Result<Numbers, LineError> {
-        let (numbers, item) = line::parse(text)?;
-        Self::add(order, &Line::new(item, numbers), out);
-        Ok(numbers)
-    }
+    ) -> Result<Numbers, LineError>;
 
     /// Writes the complete order's receipt. (A rejected order is dropped instead, and the
     /// engine rolls the output back to where the order began.)
     fn finish(order: Self::Order<'_>, summary: Order, out: &mut Output<'_>);
 }
 
-/// The state of the open order the engine keeps, whatever the strategy.
+/// The lines of the open order the engine keeps, whatever the strategy: an order, or, before
+/// the first readable order id, the lines that have none.
 #[derive(Debug)]
 struct Group {
     /// The order id; `None` for lines before the first readable order id.
     id: Option<u64>,
     total: u64,
     lines: u64,
-    /// Whether the order went past [`MAX_ORDER_LINES`].
-    over: bool,
 }
 
 impl Group {
@@ -170,7 +217,6 @@ impl Group {
             id,
             total: 0,
             lines: 0,
-            over: false,
         }
     }
 }
@@ -190,19 +236,25 @@ struct Run<'r, S> {
     lines: Lines<'r, S>,
     out: Output<'r>,
     items: &'r mut ItemCache,
+    /// The bad lines of the open group.
     bad: &'r mut Vec<u64>,
     errors: &'r mut dyn Write,
+    /// The lines of the group that was open when a stream failed.
+    open_lines: u64,
     summary: Summary,
 }
 
-/// Runs strategy `H` over `source`: receipts to `sink`, problems to `errors`.
-pub(crate) fn drive<H: Hold, S: Source>(
+/// Runs strategy `H` over `source`: receipts to `sink`, problems to `errors`. `COPY` makes two
+/// copies of the whole loop (0 and 1) for the timed tables' twins; everything else uses 0.
+#[inline(never)]
+pub(crate) fn drive<H: Hold, S: Source, const COPY: u8>(
     hold: &mut H,
     parts: &mut Parts,
     source: S,
     sink: &mut dyn Write,
     errors: &mut dyn Write,
 ) -> Result<Summary, RunError> {
+    black_box(COPY);
     parts.bad.clear();
     let mut run = Run {
         lines: Lines::new(source, &mut parts.carry),
@@ -210,90 +262,138 @@ pub(crate) fn drive<H: Hold, S: Source>(
         items: &mut parts.items,
         bad: &mut parts.bad,
         errors,
+        open_lines: 0,
         summary: Summary::default(),
     };
-    // Lines before the first readable order id: charged to no order, rejected together.
-    let mut lead = Group::new(None);
-    let mut next = run.next::<H>()?;
-    while let Some(first) = next {
-        let Some(id) = first.claimed() else {
-            run.line::<H>(None, &mut lead, first)?;
-            next = run.next::<H>()?;
-            continue;
-        };
-        run.close_lead(&mut lead)?;
-        let mark = run.out.open();
-        let mut order = hold.open(&mut run.out, id);
-        let mut group = Group::new(Some(id));
-        let mut rec = first;
-        loop {
-            run.line::<H>(Some(&mut order), &mut group, rec)?;
-            next = run.next::<H>()?;
-            // A line with an unreadable id is charged to the order it interrupts.
-            match next {
-                Some(line) if line.claimed().is_none_or(|c| c == id) => rec = line,
-                _ => break,
-            }
-        }
-        run.close::<H>(order, group, mark)?;
-    }
-    run.close_lead(&mut lead)?;
-    run.out.finish()?;
-    run.summary.read = run.lines.number;
-    run.summary.blank = run.lines.blank;
-    Ok(run.summary)
+    let result = run.orders(hold);
+    let summary = run.accounts();
+    result
+        .map(|()| summary)
+        .map_err(|(stream, error)| RunError {
+            stream,
+            error,
+            summary,
+        })
 }
 
 impl<S: Source> Run<'_, S> {
-    #[inline(always)]
-    fn next<H: Hold>(&mut self) -> Result<Option<Rec>, RunError> {
-        self.lines
-            .next::<H::Scanner>(self.items)
-            .map_err(RunError::Read)
+    /// Every order of the input, then the output handed on. The open group is a local of this
+    /// loop, kept in registers; if a stream fails, its line count is kept for the accounts.
+    fn orders<H: Hold>(&mut self, hold: &mut H) -> Result<(), Fail> {
+        let mut group = Group::new(None);
+        let result = self.groups(hold, &mut group);
+        if result.is_err() {
+            self.open_lines = group.lines;
+        }
+        result
     }
 
-    /// Checks one line of the open order (`None`: of the lines before any order) and hands it
-    /// to the strategy.
+    #[inline(always)]
+    fn groups<H: Hold>(&mut self, hold: &mut H, group: &mut Group) -> Result<(), Fail> {
+        let mut next = self.next::<H>()?;
+        while let Some(first) = next {
+            let id = match first.order() {
+                Ok(id) => id,
+                Err(unclaimed) => {
+                    // Before the first order: charged to no order, rejected together.
+                    self.unclaimed_line(group, first.number, unclaimed)?;
+                    next = self.next::<H>()?;
+                    continue;
+                }
+            };
+            self.close_lead(group)?;
+            *group = Group::new(Some(id));
+            self.out.open();
+            let mut order = hold.open(&mut self.out, id);
+            let mut rec = first;
+            loop {
+                self.line::<H>(&mut order, group, rec)?;
+                next = self.next::<H>()?;
+                // A line whose order id cannot be read is charged to the open order: the one
+                // before it, even when it follows that order's last line.
+                match next {
+                    Some(line) if line.order().ok().is_none_or(|claimed| claimed == id) => {
+                        rec = line
+                    }
+                    _ => break,
+                }
+            }
+            self.close::<H>(order, group, id)?;
+        }
+        self.close_lead(group)?;
+        self.out.finish().map_err(output)
+    }
+
+    /// The accounts so far: at the end of the input, or where a stream failed.
+    fn accounts(&self) -> Summary {
+        let mut summary = self.summary;
+        summary.read = self.lines.number;
+        summary.blank = self.lines.blank;
+        if !self.bad.is_empty() {
+            // The open group has a reported bad line: it is rejected, whatever follows.
+            summary.rejected += self.open_lines;
+            summary.rejected_orders += 1;
+        }
+        summary
+    }
+
+    /// The next line. When the chunk is used up and the next read may wait for a writer, the
+    /// complete receipts and the report are handed on first, so a reader of a slow pipe sees
+    /// every receipt as soon as the order after it begins.
+    #[inline(always)]
+    fn next<H: Hold>(&mut self) -> Result<Option<Rec<Proof<H>>>, Fail> {
+        let (out, errors) = (&mut self.out, &mut self.errors);
+        let mut hand_on = || {
+            out.flush_complete().map_err(output)?;
+            errors.flush().map_err(report)
+        };
+        self.lines
+            .next::<H::Scanner, _>(self.items, &mut hand_on, |err| (Stream::Input, err))
+    }
+
+    /// Counts one more line in the open group; whether it is to be checked. The line that goes
+    /// past [`MAX_ORDER_LINES`] is reported; the ones after it are only counted.
+    #[inline(always)]
+    fn within_bound(&mut self, group: &mut Group, number: u64) -> Result<bool, Fail> {
+        group.lines += 1;
+        if group.lines <= MAX_ORDER_LINES {
+            return Ok(true);
+        }
+        if group.lines == MAX_ORDER_LINES + 1 {
+            self.bad_line(number, LineError::OrderTooLong)?;
+        }
+        Ok(false)
+    }
+
+    /// Checks one line of the open order and hands it to the strategy.
     #[inline(always)]
     fn line<H: Hold>(
         &mut self,
-        order: Option<&mut H::Order<'_>>,
+        order: &mut H::Order<'_>,
         group: &mut Group,
-        rec: Rec,
-    ) -> Result<(), RunError> {
-        group.lines += 1;
-        if group.lines > MAX_ORDER_LINES {
-            if !group.over {
-                group.over = true;
-                return self.bad_line(rec.number, LineError::OrderTooLong);
-            }
+        rec: Rec<Proof<H>>,
+    ) -> Result<(), Fail> {
+        if !self.within_bound(group, rec.number)? {
             return Ok(());
         }
-        let checked = match (rec.kind, order) {
-            (
-                Kind::Good {
-                    numbers,
-                    item,
-                    width,
-                },
-                Some(order),
-            ) => {
+        let checked = match rec.kind {
+            Kind::Good {
+                numbers,
+                item,
+                width,
+                accepted,
+            } => {
                 let line = Line {
                     item: self.lines.slice(item),
                     width,
                     numbers,
                 };
-                H::add(order, &line, &mut self.out);
+                H::add(order, &line, accepted, &mut self.out);
                 Ok(numbers)
             }
-            (Kind::Raw { span, .. }, Some(order)) => line::text(self.lines.slice(span))
+            Kind::Raw { span, .. } => line::text(self.lines.slice(span))
                 .and_then(|text| H::add_text(order, text, &mut self.out)),
-            (Kind::Raw { span, .. }, None) => line::text(self.lines.slice(span))
-                .and_then(line::parse)
-                .map(|(numbers, _)| numbers),
-            (Kind::TooLong { len, .. }, _) => Err(LineError::TooLong(len)),
-            // A scanned line always has a readable id, so it always has an order.
-            (Kind::Good { numbers, .. }, None) => Ok(numbers),
+            Kind::TooLong { len, .. } => Err(LineError::TooLong(len)),
         };
         let counted = checked.and_then(|n| {
             group.total = group
@@ -308,45 +408,66 @@ impl<S: Source> Run<'_, S> {
         }
     }
 
-    fn bad_line(&mut self, number: u64, reason: LineError) -> Result<(), RunError> {
+    /// Reports a line whose order id cannot be read, before the first order.
+    fn unclaimed_line(
+        &mut self,
+        group: &mut Group,
+        number: u64,
+        unclaimed: Unclaimed,
+    ) -> Result<(), Fail> {
+        if !self.within_bound(group, number)? {
+            return Ok(());
+        }
+        let reason = match unclaimed {
+            // The reference checker names the first thing wrong with the line; if it found
+            // nothing, what is wrong is what made the line unclaimed: its order id.
+            Unclaimed::Raw(span) => line::text(self.lines.slice(span))
+                .and_then(line::parse)
+                .err()
+                .unwrap_or(LineError::BadOrderId),
+            Unclaimed::TooLong(len) => LineError::TooLong(len),
+        };
+        self.bad_line(number, reason)
+    }
+
+    fn bad_line(&mut self, number: u64, reason: LineError) -> Result<(), Fail> {
         self.bad.push(number);
-        writeln!(self.errors, "line {number}: {reason}").map_err(RunError::Write)
+        writeln!(self.errors, "line {number}: {reason}").map_err(report)
     }
 
     /// Prints the open order, or rolls it back and rejects it.
     fn close<H: Hold>(
         &mut self,
         order: H::Order<'_>,
-        group: Group,
-        mark: usize,
-    ) -> Result<(), RunError> {
+        group: &mut Group,
+        id: u64,
+    ) -> Result<(), Fail> {
         if self.bad.is_empty() {
-            let summary = Order {
-                id: group.id.unwrap_or_default(),
-                total: group.total,
-            };
-            H::finish(order, summary, &mut self.out);
-            self.out.printed = true;
+            let total = group.total;
+            H::finish(order, Order { id, total }, &mut self.out);
+            self.out.close();
             self.summary.printed += group.lines;
             self.summary.receipts += 1;
         } else {
             drop(order);
-            self.out.buf.truncate(mark);
-            self.reject(&group)?;
+            self.out.roll_back();
+            self.reject(group)?;
         }
-        self.out.flush_if_full()
+        *group = Group::new(None);
+        self.out.flush_if_full().map_err(output)
     }
 
     /// Rejects the lines before the first readable order id, if there were any.
-    fn close_lead(&mut self, lead: &mut Group) -> Result<(), RunError> {
-        if lead.lines > 0 {
-            self.reject(lead)?;
-            *lead = Group::new(None);
+    fn close_lead(&mut self, group: &mut Group) -> Result<(), Fail> {
+        if group.id.is_none() && group.lines > 0 {
+            self.reject(group)?;
+            *group = Group::new(None);
         }
         Ok(())
     }
 
-    fn reject(&mut self, group: &Group) -> Result<(), RunError> {
+    /// Rejects the open group and names its bad lines.
+    fn reject(&mut self, group: &Group) -> Result<(), Fail> {
         let lines = group.lines;
         let plural = if lines == 1 { "" } else { "s" };
         let written = match group.id {
@@ -366,7 +487,7 @@ impl<S: Source> Run<'_, S> {
                     .try_for_each(|n| write!(self.errors, " {n}"))
             })
             .and_then(|()| writeln!(self.errors))
-            .map_err(RunError::Write)?;
+            .map_err(report)?;
         self.summary.rejected += lines;
         self.summary.rejected_orders += 1;
         self.bad.clear();

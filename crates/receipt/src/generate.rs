@@ -3,6 +3,8 @@
 
 use std::io::{self, Write};
 
+use crate::line::{MAX_LINE, MAX_ORDER_LINES};
+
 /// The menu the generator draws from: (item, unit price in satang).
 pub const MENU: [(&str, u64); 12] = [
     ("ต้มยำกุ้ง", 18000),
@@ -47,4 +49,22 @@ pub fn generated(lines: u64, seed: u64) -> Vec<u8> {
     let mut out = Vec::new();
     generate(lines, seed, &mut out).expect("writing to a Vec cannot fail");
     out
+}
+
+/// The longest input the command accepts per order: `orders` orders of
+/// [`MAX_ORDER_LINES`] lines, each [`MAX_LINE`] bytes long without its line ending, its item a
+/// Thai name as long as the line allows. What a strategy holds for the open order is largest on
+/// this input, so its peak memory bounds the command's on any input.
+pub fn worst_case(orders: u64, out: &mut dyn Write) -> io::Result<()> {
+    for order in 0..orders {
+        let id = 1001 + order;
+        let tail = "|1|100";
+        let room = MAX_LINE - format!("{id}|").len() - tail.len();
+        // ก is three bytes and one column; the remainder is padded with ASCII.
+        let item = format!("{}{}", "ก".repeat(room / 3), "x".repeat(room % 3));
+        for _ in 0..MAX_ORDER_LINES {
+            writeln!(out, "{id}|{item}{tail}")?;
+        }
+    }
+    Ok(())
 }

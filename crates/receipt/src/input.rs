@@ -24,6 +24,9 @@ pub const CARRY_CAP: usize = MAX_LINE + BOM.len() + 1;
 
 /// Where the input comes from, one chunk at a time.
 pub(crate) trait Source {
+    /// Whether getting the next chunk may wait for a writer (a pipe, a terminal): then what is
+    /// complete is handed on first, so that a reader sees it without waiting for more input.
+    const MAY_BLOCK: bool;
     /// The current chunk.
     fn data(&self) -> &[u8];
     /// Replaces the current chunk by the next one; `false` when the input is exhausted.
@@ -49,6 +52,8 @@ impl<'a> Slices<'a> {
 }
 
 impl Source for Slices<'_> {
+    const MAY_BLOCK: bool = false;
+
     #[inline]
     fn data(&self) -> &[u8] {
         self.current
@@ -70,9 +75,10 @@ pub(crate) struct Reads<'b, R: ?Sized> {
 }
 
 impl<'b, R: Read + ?Sized> Reads<'b, R> {
-    /// Reads through `buf`, resized to `chunk` bytes (allocated once, then reused).
+    /// Reads through `buf`, resized to `chunk` bytes, at least 1 and at most
+    /// [`MAX_READ`](crate::MAX_READ) (allocated once, then reused).
     pub(crate) fn new(reader: &'b mut R, buf: &'b mut Vec<u8>, chunk: usize) -> Self {
-        buf.resize(chunk.max(1), 0);
+        buf.resize(chunk.clamp(1, crate::MAX_READ), 0);
         Self {
             reader,
             buf,
@@ -82,6 +88,8 @@ impl<'b, R: Read + ?Sized> Reads<'b, R> {
 }
 
 impl<R: Read + ?Sized> Source for Reads<'_, R> {
+    const MAY_BLOCK: bool = true;
+
     #[inline]
     fn data(&self) -> &[u8] {
         &self.buf[..self.len]
@@ -109,9 +117,10 @@ pub(crate) struct Span {
     carried: bool,
 }
 
-/// What a line is, as the reader hands it out.
+/// What a line is, as the reader hands it out. `A` is the scanner's proof of acceptance
+/// ([`Scanner::Accepted`]): a strategy without a scanner never receives a `Good` line.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
+pub(crate) enum Kind<A> {
     /// Accepted by the fast scanner.
     Good {
         /// Its numbers.
@@ -120,6 +129,8 @@ pub(crate) enum Kind {
         item: Span,
         /// The item's display width.
         width: usize,
+        /// The scanner's proof.
+        accepted: A,
     },
     /// Not scanned (or not accepted by the scanner): the line without its line ending, to be
     /// checked by the reference checker, and the order id it claims.
@@ -129,22 +140,42 @@ pub(crate) enum Kind {
     TooLong { len: usize, claimed: Option<u64> },
 }
 
+/// A line whose order id cannot be read: what is left of it to check.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Unclaimed {
+    /// A line of acceptable length, to be checked by the reference checker.
+    Raw(Span),
+    /// A line longer than [`MAX_LINE`], and its length.
+    TooLong(usize),
+}
+
 /// One non-blank line.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Rec {
+pub(crate) struct Rec<A> {
     /// Its 1-based line number.
     pub number: u64,
     /// What it is.
-    pub kind: Kind,
+    pub kind: Kind<A>,
 }
 
-impl Rec {
-    /// The order id its first field claims, if readable.
+impl<A: Copy> Rec<A> {
+    /// The order id its first field claims, or, if that cannot be read, what is left of the line
+    /// to check.
     #[inline]
-    pub(crate) fn claimed(&self) -> Option<u64> {
+    pub(crate) fn order(&self) -> Result<u64, Unclaimed> {
         match self.kind {
-            Kind::Good { numbers, .. } => Some(numbers.order_id),
-            Kind::Raw { claimed, .. } | Kind::TooLong { claimed, .. } => claimed,
+            Kind::Good { numbers, .. } => Ok(numbers.order_id),
+            Kind::Raw {
+                claimed: Some(id), ..
+            }
+            | Kind::TooLong {
+                claimed: Some(id), ..
+            } => Ok(id),
+            Kind::Raw {
+                span,
+                claimed: None,
+            } => Err(Unclaimed::Raw(span)),
+            Kind::TooLong { len, claimed: None } => Err(Unclaimed::TooLong(len)),
         }
     }
 }
@@ -179,7 +210,6 @@ pub(crate) struct Lines<'c, S> {
 impl<'c, S: Source> Lines<'c, S> {
     pub(crate) fn new(source: S, carry: &'c mut Vec<u8>) -> Self {
         carry.clear();
-        carry.reserve(CARRY_CAP);
         Self {
             source,
             at: 0,
@@ -204,10 +234,18 @@ impl<'c, S: Source> Lines<'c, S> {
     }
 
     /// The next non-blank line, trying the scanner `F` first on lines that are whole in the
-    /// chunk.
-    /// Blank lines are counted and skipped.
+    /// chunk; `None` at the end of the input. Blank lines are counted and skipped.
+    ///
+    /// When the chunk is used up and the next read may wait (`S::MAY_BLOCK`), `before_read` runs
+    /// first: the caller hands on what is complete. A failed read is turned into the caller's
+    /// error by `read_failed`.
     #[inline(always)]
-    pub(crate) fn next<F: Scanner>(&mut self, items: &mut ItemCache) -> io::Result<Option<Rec>> {
+    pub(crate) fn next<F: Scanner, E>(
+        &mut self,
+        items: &mut ItemCache,
+        before_read: &mut impl FnMut() -> Result<(), E>,
+        read_failed: impl Fn(io::Error) -> E,
+    ) -> Result<Option<Rec<F::Accepted>>, E> {
         loop {
             let data = self.source.data();
             if self.at < data.len() {
@@ -225,7 +263,7 @@ impl<'c, S: Source> Lines<'c, S> {
                     }
                     continue;
                 }
-                if let Some(scanned) = F::scan(rest, items) {
+                if let Some((scanned, accepted)) = F::scan(rest, items) {
                     let start = self.at;
                     self.at += scanned.len;
                     self.number += 1;
@@ -240,6 +278,7 @@ impl<'c, S: Source> Lines<'c, S> {
                             numbers: scanned.numbers,
                             item,
                             width: scanned.width,
+                            accepted,
                         },
                     }));
                 }
@@ -259,6 +298,7 @@ impl<'c, S: Source> Lines<'c, S> {
                     None => {
                         // The carried line handed out before, if any, is done with.
                         self.carry.clear();
+                        self.carry.reserve(CARRY_CAP);
                         self.long = None;
                         self.carrying = true;
                         keep(self.carry, &mut self.long, rest);
@@ -267,22 +307,28 @@ impl<'c, S: Source> Lines<'c, S> {
                 }
                 continue;
             }
-            if self.done || !self.source.fill()? {
-                self.done = true;
-                if self.carrying {
-                    // The last line, without a line ending.
-                    if let Some(rec) = self.carried_line() {
-                        return Ok(Some(rec));
-                    }
+            if !self.done {
+                if S::MAY_BLOCK {
+                    before_read()?;
                 }
-                return Ok(None);
+                self.done = !self.source.fill().map_err(&read_failed)?;
+                self.at = 0;
+                if !self.done {
+                    continue;
+                }
             }
-            self.at = 0;
+            if self.carrying {
+                // The last line, without a line ending.
+                if let Some(rec) = self.carried_line() {
+                    return Ok(Some(rec));
+                }
+            }
+            return Ok(None);
         }
     }
 
     /// The line assembled in `carry` is complete: hand it out.
-    fn carried_line(&mut self) -> Option<Rec> {
+    fn carried_line<A>(&mut self) -> Option<Rec<A>> {
         self.carrying = false;
         self.number += 1;
         let Some(long) = self.long else {
@@ -313,7 +359,7 @@ impl<'c, S: Source> Lines<'c, S> {
 
     /// A whole line, without its `\n`: strips a `\r` and the byte-order mark, counts it if it is
     /// blank, or hands it out.
-    fn raw(&mut self, mut span: Span) -> Option<Rec> {
+    fn raw<A>(&mut self, mut span: Span) -> Option<Rec<A>> {
         let bytes = self.slice(span);
         if bytes.last() == Some(&b'\r') {
             span.end -= 1;

@@ -3,6 +3,7 @@
 
 pub mod cases;
 pub mod command;
+pub mod contract;
 mod engine;
 #[cfg(feature = "experiments")]
 pub mod experiments;
@@ -15,12 +16,12 @@ mod strategies;
 pub mod workloads;
 
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 use std::str::FromStr;
 
 use pool::BufferPool;
 
-pub use crate::engine::{FLUSH_BYTES, RunError};
+pub use crate::engine::{FLUSH_BYTES, RunError, Stream};
 use crate::engine::{Parts, drive};
 use crate::input::{Reads, Slices, Source};
 use crate::strategies::{Arena, Naive, Pooled, Stack, Streaming};
@@ -57,6 +58,11 @@ pub const STRATEGIES: [Strategy; 5] = [
 ];
 
 impl Strategy {
+    /// Every strategy's name, in the chapter's order, joined by `separator`.
+    pub fn names(separator: &str) -> String {
+        STRATEGIES.map(Strategy::name).join(separator)
+    }
+
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -75,17 +81,32 @@ impl fmt::Display for Strategy {
     }
 }
 
+impl Strategy {
+    /// The strategy called `name` on the command line (any bytes: an argument need not be
+    /// UTF-8).
+    ///
+    /// # Errors
+    /// For any other name: a message that shows it escaped ([`line::escape`]) and lists the
+    /// strategies.
+    pub fn from_name(name: &[u8]) -> Result<Self, String> {
+        STRATEGIES
+            .into_iter()
+            .find(|strategy| strategy.name().as_bytes() == name)
+            .ok_or_else(|| {
+                let [others @ .., last] = STRATEGIES.map(Strategy::name);
+                format!(
+                    "unknown strategy `{}` (expected {} or {last})",
+                    line::escape(name),
+                    others.join(", ")
+                )
+            })
+    }
+}
+
 impl FromStr for Strategy {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        STRATEGIES
-            .into_iter()
-            .find(|st| st.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown strategy `{s}` (expected naive, pooled, stack, arena or streaming)"
-                )
-            })
+        Self::from_name(s.as_bytes())
     }
 }
 
@@ -148,6 +169,11 @@ impl fmt::Display for Summary {
 
 /// The default chunk size: the input is read, and handed to the line reader, 64 KiB at a time.
 pub const CHUNK_SIZE: usize = 64 * 1024;
+
+/// The largest buffer a reader is read into, whatever the chunk size (1 MiB): a processor
+/// allocates it, so a chunk size meant for in-memory input (which is not copied) cannot make it
+/// allocate more.
+pub const MAX_READ: usize = 1 << 20;
 
 /// One strategy's state between orders.
 #[derive(Debug)]
@@ -235,8 +261,9 @@ impl Processor {
         }
     }
 
-    /// The same processor, reading `bytes` at a time (at least 1). The output does not depend
-    /// on it; tests use tiny chunks to cut lines everywhere.
+    /// The same processor, reading `bytes` at a time: at least 1, and from a reader at most
+    /// [`MAX_READ`]. The output does not depend on it; tests use tiny chunks to cut lines
+    /// everywhere.
     pub fn with_chunk_size(mut self, bytes: usize) -> Self {
         self.chunk_size = bytes.max(1);
         self
@@ -256,25 +283,40 @@ impl Processor {
     }
 
     /// Reads `input` (in chunks, without copying it), writes receipts to `out` and problems to
-    /// `errors`, and accounts for every line. Write errors stop the run; bad input never does.
+    /// `errors`, and accounts for every line. A failed write stops the run; bad input never
+    /// does.
+    ///
+    /// # Errors
+    /// If writing to `out` or `errors` fails; the error holds the accounts so far.
     pub fn run(
         &mut self,
         input: &[u8],
         out: &mut dyn Write,
         errors: &mut dyn Write,
-    ) -> io::Result<Summary> {
+    ) -> Result<Summary, RunError> {
+        self.run_copy::<0>(input, out, errors)
+    }
+
+    /// [`Processor::run`] through copy `COPY` (0 or 1) of the order loop: the timed tables
+    /// measure a twin on a copy of its own.
+    pub(crate) fn run_copy<const COPY: u8>(
+        &mut self,
+        input: &[u8],
+        out: &mut dyn Write,
+        errors: &mut dyn Write,
+    ) -> Result<Summary, RunError> {
         let source = Slices::new(input, self.chunk_size);
-        Ok(dispatch(
-            &mut self.holds,
-            &mut self.parts,
-            source,
-            out,
-            errors,
-        )?)
+        dispatch::<_, COPY>(&mut self.holds, &mut self.parts, source, out, errors)
     }
 
     /// Like [`Processor::run`], reading `input` one chunk at a time into a buffer kept from
-    /// run to run.
+    /// run to run. Before each read after the first, the receipts already complete and the
+    /// problems already found are handed to `out` and `errors` and flushed: a read from a pipe
+    /// may wait, and what is complete should not wait with it.
+    ///
+    /// # Errors
+    /// If reading `input` or writing to `out` or `errors` fails; the error holds the accounts
+    /// so far.
     pub fn run_reader(
         &mut self,
         input: &mut dyn Read,
@@ -282,12 +324,12 @@ impl Processor {
         errors: &mut dyn Write,
     ) -> Result<Summary, RunError> {
         let source = Reads::new(input, &mut self.chunk, self.chunk_size);
-        dispatch(&mut self.holds, &mut self.parts, source, out, errors)
+        dispatch::<_, 0>(&mut self.holds, &mut self.parts, source, out, errors)
     }
 }
 
 /// Runs the processor's strategy: one match per run, then a loop monomorphised per strategy.
-fn dispatch<S: Source>(
+fn dispatch<S: Source, const COPY: u8>(
     holds: &mut Holds,
     parts: &mut Parts,
     source: S,
@@ -295,16 +337,20 @@ fn dispatch<S: Source>(
     errors: &mut dyn Write,
 ) -> Result<Summary, RunError> {
     match holds {
-        Holds::Naive(h) => drive(h, parts, source, out, errors),
-        Holds::Pooled(h) => drive(h, parts, source, out, errors),
-        Holds::Stack(h) => drive(h, parts, source, out, errors),
-        Holds::Arena(h) => drive(h, parts, source, out, errors),
-        Holds::Streaming(h) => drive(h, parts, source, out, errors),
+        Holds::Naive(h) => drive::<_, _, COPY>(h, parts, source, out, errors),
+        Holds::Pooled(h) => drive::<_, _, COPY>(h, parts, source, out, errors),
+        Holds::Stack(h) => drive::<_, _, COPY>(h, parts, source, out, errors),
+        Holds::Arena(h) => drive::<_, _, COPY>(h, parts, source, out, errors),
+        Holds::Streaming(h) => drive::<_, _, COPY>(h, parts, source, out, errors),
     }
 }
 
 /// Runs one strategy over `input` with a fresh processor, streaming: receipts to `out`,
 /// problems and then the summary line to `errors`. This is the `receipt` command.
+///
+/// # Errors
+/// If reading `input` or writing to `out` or `errors` fails; the error holds the accounts so
+/// far.
 pub fn process(
     strategy: Strategy,
     input: &mut dyn Read,
@@ -312,6 +358,12 @@ pub fn process(
     errors: &mut dyn Write,
 ) -> Result<Summary, RunError> {
     let summary = Processor::new(strategy).run_reader(input, out, errors)?;
-    writeln!(errors, "{summary}").map_err(RunError::Write)?;
+    writeln!(errors, "{summary}")
+        .and_then(|()| errors.flush())
+        .map_err(|error| RunError {
+            stream: Stream::Report,
+            error,
+            summary,
+        })?;
     Ok(summary)
 }

@@ -116,6 +116,31 @@ pub fn is_control(c: char) -> bool {
     )
 }
 
+/// `bytes` as text that cannot rewrite a terminal, for echoing what a user typed or fed in (a
+/// file name, an argument, an input line): UTF-8 as it is, except the characters
+/// [`is_control`] forbids in an item name, shown as `\u{1b}`, and bytes that are not UTF-8,
+/// shown as `\xFF`.
+///
+/// ```
+/// assert_eq!(receipt::line::escape(b"ok \xE0\xB8\x81 \x1b[31m \xFF"), "ok ก \\u{1b}[31m \\xFF");
+/// ```
+pub fn escape(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if is_control(c) {
+                out.extend(c.escape_unicode());
+            } else {
+                out.push(c);
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    out
+}
+
 /// The first forbidden character of an item ([`is_control`]) and its 0-based index in
 /// characters, if there is one.
 ///

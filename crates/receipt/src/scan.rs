@@ -35,19 +35,43 @@ pub const WIDTH: u8 = 4;
 
 /// A scanner, chosen by type so that its code is inlined into the line reader's loop.
 pub trait Scanner {
+    /// What an accepted line carries as proof that this scanner accepted it: [`Accepted`] for a
+    /// real scanner, [`Never`] for [`NoScan`], which accepts no line. Code that handles scanned
+    /// lines takes this proof, so for a strategy without a scanner the compiler knows that code
+    /// is unreachable.
+    type Accepted: Copy;
+
     /// Scans the line at the start of `bytes`, or returns `None` to send it to the reference
     /// checker.
-    fn scan(bytes: &[u8], items: &mut ItemCache) -> Option<Scanned>;
+    fn scan(bytes: &[u8], items: &mut ItemCache) -> Option<(Scanned, Self::Accepted)>;
 }
 
-/// [`scan`] cut at a depth ([`SPLIT`], [`UTF8`], [`PARSE`] or [`WIDTH`]).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Depth<const DEPTH: u8>;
+/// The proof that a line was accepted by one of this module's scanners ([`Depth`]), or by the
+/// reference checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accepted(());
 
-impl<const DEPTH: u8> Scanner for Depth<DEPTH> {
+impl Accepted {
+    /// The reference checker accepted the line.
+    pub(crate) const CHECKED: Accepted = Accepted(());
+}
+
+/// A type with no values: the proof [`NoScan`] would give, if it ever accepted a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Never {}
+
+/// [`scan`] cut at a depth ([`SPLIT`], [`UTF8`], [`PARSE`] or [`WIDTH`]), with the item cache
+/// (`CACHED`, the default) or without it (every item name not printable ASCII is decoded,
+/// checked and measured on every line: what the cache saves).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Depth<const DEPTH: u8, const CACHED: bool = true>;
+
+impl<const DEPTH: u8, const CACHED: bool> Scanner for Depth<DEPTH, CACHED> {
+    type Accepted = Accepted;
+
     #[inline(always)]
-    fn scan(bytes: &[u8], items: &mut ItemCache) -> Option<Scanned> {
-        scan::<DEPTH>(bytes, items)
+    fn scan(bytes: &[u8], items: &mut ItemCache) -> Option<(Scanned, Accepted)> {
+        scan_with::<DEPTH, CACHED>(bytes, items).map(|scanned| (scanned, Accepted(())))
     }
 }
 
@@ -56,8 +80,10 @@ impl<const DEPTH: u8> Scanner for Depth<DEPTH> {
 pub struct NoScan;
 
 impl Scanner for NoScan {
+    type Accepted = Never;
+
     #[inline(always)]
-    fn scan(_: &[u8], _: &mut ItemCache) -> Option<Scanned> {
+    fn scan(_: &[u8], _: &mut ItemCache) -> Option<(Scanned, Never)> {
         None
     }
 }
@@ -156,6 +182,15 @@ fn short_number(bytes: &[u8], at: usize, parse: bool) -> Option<Option<(u64, usi
 /// line is not one the fast path accepts (see the module documentation).
 #[inline(always)]
 pub fn scan<const DEPTH: u8>(bytes: &[u8], items: &mut ItemCache) -> Option<Scanned> {
+    scan_with::<DEPTH, true>(bytes, items)
+}
+
+/// [`scan`], with the item cache or without it.
+#[inline(always)]
+fn scan_with<const DEPTH: u8, const CACHED: bool>(
+    bytes: &[u8],
+    items: &mut ItemCache,
+) -> Option<Scanned> {
     let (order_id, at) = number(bytes, 0, DEPTH >= PARSE)?;
     if bytes[at] != b'|' {
         return None;
@@ -185,7 +220,12 @@ pub fn scan<const DEPTH: u8>(bytes: &[u8], items: &mut ItemCache) -> Option<Scan
         ..Scanned::default()
     };
     if DEPTH >= UTF8 {
-        scanned.width = items.check::<DEPTH>(&bytes[item_start..item_end])?;
+        let item = &bytes[item_start..item_end];
+        scanned.width = if CACHED {
+            items.check::<DEPTH>(item)?
+        } else {
+            check_uncached::<DEPTH>(item)?
+        };
     }
     if DEPTH >= PARSE {
         if qty == 0 {
@@ -243,6 +283,13 @@ struct Slot {
     bytes: [u8; SLOT_BYTES],
 }
 
+const EMPTY: Slot = Slot {
+    len: 0,
+    depth: 0,
+    width: 0,
+    bytes: [0; SLOT_BYTES],
+};
+
 /// What is known of the item names already seen: that they are UTF-8 without control
 /// characters, and their display width.
 ///
@@ -252,31 +299,23 @@ struct Slot {
 /// and measured with `unicode-width`, once. A name whose bytes equal a checked name's is the
 /// same name, so each name is checked once per cache slot, not once per line.
 ///
-/// The cache holds 256 slots of 64 bytes (16 KiB), allocated once; a slot keeps a name of up
-/// to 61 bytes (20 Thai characters); a collision only costs a check.
-#[derive(Clone, Debug)]
+/// The cache holds 256 slots of 64 bytes ([`ItemCache::BYTES`]), allocated the first time a
+/// name that is not printable ASCII is looked up (so a strategy that never scans never
+/// allocates it); a slot keeps a name of up to 61 bytes (20 Thai characters); a collision only
+/// costs a check.
+#[derive(Clone, Debug, Default)]
 pub struct ItemCache {
-    slots: Box<[Slot]>,
-}
-
-impl Default for ItemCache {
-    fn default() -> Self {
-        Self::new()
-    }
+    /// Empty until the first lookup, then `SLOTS` slots.
+    slots: Vec<Slot>,
 }
 
 impl ItemCache {
-    /// An empty cache.
+    /// The bytes the cache holds once it is in use.
+    pub const BYTES: usize = SLOTS * std::mem::size_of::<Slot>();
+
+    /// An empty cache (it allocates nothing until it is first used).
     pub fn new() -> Self {
-        let empty = Slot {
-            len: 0,
-            depth: 0,
-            width: 0,
-            bytes: [0; SLOT_BYTES],
-        };
-        Self {
-            slots: vec![empty; SLOTS].into_boxed_slice(),
-        }
+        Self::default()
     }
 
     /// Checks an item name up to `DEPTH` — UTF-8 from [`UTF8`], control characters from
@@ -284,12 +323,14 @@ impl ItemCache {
     /// not accepted.
     #[inline(always)]
     pub fn check<const DEPTH: u8>(&mut self, item: &[u8]) -> Option<usize> {
-        // A name that starts with a non-ASCII byte (every Thai name) goes straight to the cache.
-        if item.first().is_some_and(|&b| b < 0x80) && printable_ascii(item) {
-            return Some(item.len());
+        if let Some(width) = ascii_width(item) {
+            return Some(width);
         }
         if item.len() > SLOT_BYTES {
             return check_slowly::<DEPTH>(item);
+        }
+        if self.slots.is_empty() {
+            self.slots = vec![EMPTY; SLOTS];
         }
         let slot = &mut self.slots[slot_of(item)];
         if slot.depth >= DEPTH && usize::from(slot.len) == item.len() && same(&slot.bytes, item) {
@@ -307,6 +348,19 @@ impl ItemCache {
         }
         Some(width)
     }
+}
+
+/// The width of a printable ASCII name (its length), or `None` for any other. A name that
+/// starts with a non-ASCII byte (every Thai name) is not read further.
+#[inline(always)]
+fn ascii_width(item: &[u8]) -> Option<usize> {
+    (item.first().is_some_and(|&b| b < 0x80) && printable_ascii(item)).then_some(item.len())
+}
+
+/// [`ItemCache::check`] without the cache: the ASCII fast path, then the whole check.
+#[inline(always)]
+fn check_uncached<const DEPTH: u8>(item: &[u8]) -> Option<usize> {
+    ascii_width(item).or_else(|| check_slowly::<DEPTH>(item))
 }
 
 /// Whether a slot's bytes start with `item` (at most `SLOT_BYTES` long): word by word, the

@@ -10,21 +10,39 @@ use crate::Order;
 use crate::engine::{Hold, Output};
 use crate::line::{self, LineError, Numbers};
 use crate::render::{self, ByteSink, Line};
-use crate::scan::{self, Depth, NoScan};
+use crate::scan::{self, Accepted, Depth, Never, NoScan};
 
 /// The fast scanner at full depth.
 type Full = Depth<{ scan::WIDTH }>;
 
+/// A line's numbers once it is checked, or why it is bad.
+type Checked = Result<Numbers, LineError>;
+
+/// The `add_text` of a strategy with the fast scanner: the reference checker's acceptance is as
+/// good a proof as the scanner's.
+fn add_checked<H: Hold<Scanner = Full>>(
+    order: &mut H::Order<'_>,
+    text: &str,
+    out: &mut Output<'_>,
+) -> Checked {
+    let (numbers, item) = line::parse(text)?;
+    H::add(order, &Line::new(item, numbers), Accepted::CHECKED, out);
+    Ok(numbers)
+}
+
+/// The stack strategy's open order: its receipt text, inline up to [`STACK_ORDER_BYTES`].
+type InlineText = SmallVec<[u8; STACK_ORDER_BYTES]>;
+
 /// The newcomer's version: every line read as text and split into `String`s, the order kept
-/// as a `Vec` of them, `format!` per receipt line.
+/// as a `Vec` of its item names and numbers, `format!` per receipt line.
 #[derive(Debug, Default)]
 pub(crate) struct Naive {
-    lines: Vec<(String, String, Numbers)>,
+    lines: Vec<(String, Numbers)>,
 }
 
 impl Hold for Naive {
     type Order<'h> = &'h mut Naive;
-    /// The newcomer reads every line as text: no fast scanner.
+    /// The newcomer reads every line as text: no fast scanner, so no line arrives scanned.
     type Scanner = NoScan;
 
     fn open(&mut self, _: &mut Output<'_>, _: u64) -> &mut Naive {
@@ -32,33 +50,25 @@ impl Hold for Naive {
         self
     }
 
-    fn add(order: &mut &mut Naive, line: &Line<'_>, _: &mut Output<'_>) {
-        let item = String::from_utf8_lossy(line.item).into_owned();
-        let qty = line.numbers.qty.to_string();
-        order.lines.push((item, qty, line.numbers));
+    fn add(_: &mut &mut Naive, _: &Line<'_>, accepted: Never, _: &mut Output<'_>) {
+        match accepted {}
     }
 
-    fn add_text(
-        order: &mut &mut Naive,
-        text: &str,
-        _: &mut Output<'_>,
-    ) -> Result<Numbers, LineError> {
+    fn add_text(order: &mut &mut Naive, text: &str, _: &mut Output<'_>) -> Checked {
         let fields: Vec<String> = text.split('|').map(String::from).collect();
         if fields.len() != 4 {
             return Err(LineError::FieldCount(fields.len()));
         }
         let numbers = line::check_fields(&fields[0], &fields[1], &fields[2], &fields[3])?;
-        let mut fields = fields.into_iter().skip(1);
-        let item = fields.next().unwrap_or_default();
-        let qty = fields.next().unwrap_or_default();
-        order.lines.push((item, qty, numbers));
+        let item = fields.into_iter().nth(1).unwrap_or_default();
+        order.lines.push((item, numbers));
         Ok(numbers)
     }
 
     fn finish(order: &mut Naive, summary: Order, out: &mut Output<'_>) {
         let mut receipt = format!("Order {}\n", summary.id);
-        for (item, qty, n) in order.lines.drain(..) {
-            receipt += &render::item_line_naive(&item, &qty, n.unit_price, n.line_total);
+        for (item, n) in order.lines.drain(..) {
+            receipt += &render::item_line_naive(&item, n.qty, n.unit_price, n.line_total);
         }
         receipt += &render::total_line_naive(summary.total);
         out.put(receipt.as_bytes());
@@ -121,8 +131,12 @@ impl Hold for Pooled {
         text
     }
 
-    fn add(order: &mut PooledText<'_>, line: &Line<'_>, _: &mut Output<'_>) {
+    fn add(order: &mut PooledText<'_>, line: &Line<'_>, _: Accepted, _: &mut Output<'_>) {
         render::item_line(order, line);
+    }
+
+    fn add_text(order: &mut PooledText<'_>, text: &str, out: &mut Output<'_>) -> Checked {
+        add_checked::<Self>(order, text, out)
     }
 
     fn finish(mut order: PooledText<'_>, summary: Order, out: &mut Output<'_>) {
@@ -143,20 +157,24 @@ pub const STACK_ORDER_BYTES: usize = 1024;
 pub(crate) struct Stack;
 
 impl Hold for Stack {
-    type Order<'h> = SmallVec<[u8; STACK_ORDER_BYTES]>;
+    type Order<'h> = InlineText;
     type Scanner = Full;
 
-    fn open(&mut self, _: &mut Output<'_>, id: u64) -> SmallVec<[u8; STACK_ORDER_BYTES]> {
+    fn open(&mut self, _: &mut Output<'_>, id: u64) -> InlineText {
         let mut text = SmallVec::new();
         render::header(&mut text, id);
         text
     }
 
-    fn add(order: &mut SmallVec<[u8; STACK_ORDER_BYTES]>, line: &Line<'_>, _: &mut Output<'_>) {
+    fn add(order: &mut InlineText, line: &Line<'_>, _: Accepted, _: &mut Output<'_>) {
         render::item_line(order, line);
     }
 
-    fn finish(mut order: SmallVec<[u8; STACK_ORDER_BYTES]>, summary: Order, out: &mut Output<'_>) {
+    fn add_text(order: &mut InlineText, text: &str, out: &mut Output<'_>) -> Checked {
+        add_checked::<Self>(order, text, out)
+    }
+
+    fn finish(mut order: InlineText, summary: Order, out: &mut Output<'_>) {
         render::total_line(&mut order, summary.total);
         out.put(&order);
     }
@@ -197,9 +215,13 @@ impl Hold for Arena {
         }
     }
 
-    fn add(order: &mut ArenaOrder<'_>, line: &Line<'_>, _: &mut Output<'_>) {
+    fn add(order: &mut ArenaOrder<'_>, line: &Line<'_>, _: Accepted, _: &mut Output<'_>) {
         let item = order.bump.alloc_slice_copy(line.item);
         order.lines.push(Line { item, ..*line });
+    }
+
+    fn add_text(order: &mut ArenaOrder<'_>, text: &str, out: &mut Output<'_>) -> Checked {
+        add_checked::<Self>(order, text, out)
     }
 
     fn finish(order: ArenaOrder<'_>, summary: Order, out: &mut Output<'_>) {
@@ -221,8 +243,12 @@ impl Hold for Streaming {
     }
 
     #[inline(always)]
-    fn add(_: &mut (), line: &Line<'_>, out: &mut Output<'_>) {
+    fn add(_: &mut (), line: &Line<'_>, _: Accepted, out: &mut Output<'_>) {
         render::item_line(out, line);
+    }
+
+    fn add_text(order: &mut (), text: &str, out: &mut Output<'_>) -> Checked {
+        add_checked::<Self>(order, text, out)
     }
 
     fn finish(_: (), summary: Order, out: &mut Output<'_>) {

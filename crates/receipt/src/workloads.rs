@@ -3,12 +3,16 @@
 //!
 //! - Throughput per chunk (R2): [`ChunkRunner`] feeds one pre-generated chunk of lines through
 //!   a strategy into a reused output buffer, as many times as the timer wants; its two floors
-//!   are [`line_ends`] (the `memchr` scan every strategy does at least) and [`copy_through`]
-//!   (reading and writing the bytes, no line work).
+//!   are [`line_ends`] (the `memchr` scan any line-by-line work does at least) and
+//!   [`copy_through`] (the bytes copied once, no line work).
 //! - Where a line's time goes (R5): [`Stages`] runs the streaming strategy's own code cut after
 //!   each [`Stage`], every stage doing the work of the ones before it.
 //! - Allocations per line (R1) use [`Processor::new`] or, for a pool that starts cold on every
 //!   row, [`fresh_pooled`].
+//!
+//! The timed workloads take a `const COPY: u8`: copies 0 and 1 are the same code, compiled
+//! twice, so that a timed table's twin runs a copy of its own at another address (a twin that
+//! called the same function as its original could not show what code placement does). Use 0.
 
 use std::hint::black_box;
 use std::io::{self, Write};
@@ -61,12 +65,12 @@ impl ChunkRunner {
         }
     }
 
-    /// Processes `chunk`, its receipts into the reused buffer and its error report nowhere;
-    /// returns the lines printed.
-    pub fn run(&mut self, chunk: &[u8]) -> u64 {
+    /// Processes `chunk` through copy `COPY` of the order loop, its receipts into the reused
+    /// buffer and its error report nowhere; returns the lines printed.
+    pub fn run<const COPY: u8>(&mut self, chunk: &[u8]) -> u64 {
         self.out.clear();
         self.processor
-            .run(chunk, &mut self.out, &mut io::sink())
+            .run_copy::<COPY>(chunk, &mut self.out, &mut io::sink())
             .map_or(0, |summary| summary.printed)
     }
 
@@ -76,48 +80,67 @@ impl ChunkRunner {
     }
 }
 
-/// The floor of any line processing: finding every line end with `memchr` (vectorised).
+/// The name of R2's first floor ([`line_ends`]).
+pub const LINE_ENDS_FLOOR: &str = "floor: find the line ends (`memchr`)";
+
+/// The name of R2's second floor ([`copy_through`]).
+pub const COPY_FLOOR: &str = "floor: copy the input once";
+
+/// The floor of any line-by-line work: finding every line end with `memchr` (vectorised).
 /// Returns the number of line ends.
-pub fn line_ends(input: &[u8]) -> usize {
+#[inline(never)]
+pub fn line_ends<const COPY: u8>(input: &[u8]) -> usize {
+    black_box(COPY);
     memchr::memchr_iter(b'\n', input).count()
 }
 
-/// The floor of any command: the bytes read and written with no line work. In process, reading
-/// an in-memory input is free (the processors borrow it), so what remains is copying it into
-/// the output in [`CHUNK_SIZE`] pieces. Returns the bytes written.
-pub fn copy_through(input: &[u8], out: &mut Vec<u8>) -> usize {
-    out.clear();
+/// The floor of any command that reads these bytes and writes as many: the bytes copied once,
+/// with no line work. In process, reading an in-memory input is free (the processors borrow
+/// it), so what remains is copying it, [`CHUNK_SIZE`] bytes at a time, into one reused buffer
+/// of that size, as the command hands its output on. Returns the bytes copied.
+#[inline(never)]
+pub fn copy_through<const COPY: u8>(input: &[u8], buf: &mut Vec<u8>) -> usize {
+    black_box(COPY);
+    let mut copied = 0;
     for piece in input.chunks(CHUNK_SIZE) {
-        out.extend_from_slice(piece);
+        buf.clear();
+        buf.extend_from_slice(piece);
+        copied += black_box(&buf).len();
     }
-    out.len()
+    copied
 }
 
 /// One cumulative stage of the streaming strategy's work on a line (R5). Each stage does the
-/// work of the ones before it.
+/// work of the ones before it, except the first, the floor of any line-by-line work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
-    /// Find the line ends with `memchr`.
+    /// Find the line ends with `memchr`: the floor. The scanner never runs it: it finds a
+    /// line's end itself, walking the line's digits.
     LineEnds,
     /// Walk each line once, finding its separators (`memchr2` for the item's end, digit by
     /// digit through the numbers) and its end.
     Split,
-    /// And check that the item is UTF-8.
+    /// And check that the item is UTF-8 (for a printable ASCII item, the one pass that also
+    /// settles its control characters and its width).
     Utf8,
     /// And compute the numbers, check them (quantity ≥ 1, no overflow) and check the item for
     /// control characters.
     Parse,
-    /// And measure the item's display width (ASCII fast path, cache for the rest).
+    /// And measure the item's display width (ASCII fast path, cache for the rest): everything
+    /// the scanner does for the strategy.
     Width,
-    /// And the order logic (grouping, totals, rejection) and the receipt text, rendered into the
+    /// And the order loop (grouping, totals, rejection) and the receipt text, rendered into the
     /// output buffer, which is then discarded: the whole strategy, writing to `io::sink()`.
     Render,
     /// And hand the receipts to a writer (by default a reused in-memory buffer).
     Write,
+    /// [`Stage::Width`] with the item cache off: every name that is not printable ASCII
+    /// decoded, checked and measured on every line.
+    WidthWithoutCache,
 }
 
 impl Stage {
-    /// Every stage, in order.
+    /// The cumulative stages, in order.
     pub const ALL: [Stage; 7] = [
         Stage::LineEnds,
         Stage::Split,
@@ -127,6 +150,17 @@ impl Stage {
         Stage::Render,
         Stage::Write,
     ];
+
+    /// Every stage R5 times: the cumulative ones, then [`Stage::WidthWithoutCache`].
+    pub const MEASURED: [Stage; 8] = {
+        let mut measured = [Stage::WidthWithoutCache; 8];
+        let mut idx = 0;
+        while idx < Stage::ALL.len() {
+            measured[idx] = Stage::ALL[idx];
+            idx += 1;
+        }
+        measured
+    };
 
     /// A short name for tables.
     pub fn name(self) -> &'static str {
@@ -138,13 +172,30 @@ impl Stage {
             Stage::Width => "+ display width",
             Stage::Render => "+ render",
             Stage::Write => "+ write",
+            Stage::WidthWithoutCache => "`+ display width`, item cache off",
+        }
+    }
+
+    /// The stage this one is compared with: the one before it, or for
+    /// [`Stage::WidthWithoutCache`], [`Stage::Width`].
+    pub fn compared_with(self) -> Option<Stage> {
+        match self {
+            Stage::LineEnds => None,
+            Stage::Split => Some(Stage::LineEnds),
+            Stage::Utf8 => Some(Stage::Split),
+            Stage::Parse => Some(Stage::Utf8),
+            Stage::Width => Some(Stage::Parse),
+            Stage::WidthWithoutCache => Some(Stage::Width),
+            Stage::Render => Some(Stage::Width),
+            Stage::Write => Some(Stage::Render),
         }
     }
 }
 
 /// Runs the stages of R5 over in-memory input, keeping their buffers between runs. The input
 /// is handed over in one piece, so no line is cut by a chunk boundary: on a well-formed input,
-/// every line takes the fast path in every stage.
+/// every line takes the fast path in every stage. Give each stage a `Stages` of its own, so
+/// that no stage finds the item cache filled by another.
 pub struct Stages {
     items: ItemCache,
     carry: Vec<u8>,
@@ -167,7 +218,7 @@ impl Default for Stages {
 }
 
 /// A `Vec<u8>` cleared before each write call's bytes are added once it is large: the write
-/// stage's default writer, which copies every byte once and keeps its memory bounded.
+/// stage's writer, which copies every byte once and keeps its memory bounded.
 #[derive(Debug, Default)]
 struct Reused(Vec<u8>);
 
@@ -188,46 +239,48 @@ impl Write for Reused {
 impl Stages {
     /// Stages whose [`Stage::Write`] copies the receipts into a reused in-memory buffer.
     pub fn new() -> Self {
-        Self::writing_to(Box::new(Reused::default()))
-    }
-
-    /// Stages whose [`Stage::Write`] writes to `writer` (for example `/dev/null`).
-    pub fn writing_to(writer: Box<dyn Write + Send>) -> Self {
         Self {
             items: ItemCache::new(),
             carry: Vec::new(),
             processor: Processor::new(Strategy::Streaming).with_chunk_size(usize::MAX),
-            writer,
+            writer: Box::new(Reused::default()),
         }
     }
 
-    /// Runs `stage` over `input`; returns the lines it handled (line ends found, lines
-    /// scanned, or lines printed).
-    pub fn run(&mut self, stage: Stage, input: &[u8]) -> u64 {
+    /// Runs `stage` over `input` through copy `COPY` of its code; returns the lines it handled
+    /// (line ends found, lines scanned, or lines printed).
+    pub fn run<const COPY: u8>(&mut self, stage: Stage, input: &[u8]) -> u64 {
         match stage {
-            Stage::LineEnds => line_ends(input) as u64,
-            Stage::Split => self.scan_all::<Depth<{ scan::SPLIT }>>(input),
-            Stage::Utf8 => self.scan_all::<Depth<{ scan::UTF8 }>>(input),
-            Stage::Parse => self.scan_all::<Depth<{ scan::PARSE }>>(input),
-            Stage::Width => self.scan_all::<Depth<{ scan::WIDTH }>>(input),
+            Stage::LineEnds => line_ends::<COPY>(input) as u64,
+            Stage::Split => self.scan_all::<Depth<{ scan::SPLIT }>, COPY>(input),
+            Stage::Utf8 => self.scan_all::<Depth<{ scan::UTF8 }>, COPY>(input),
+            Stage::Parse => self.scan_all::<Depth<{ scan::PARSE }>, COPY>(input),
+            Stage::Width => self.scan_all::<Depth<{ scan::WIDTH }>, COPY>(input),
+            Stage::WidthWithoutCache => self.scan_all::<Depth<{ scan::WIDTH }, false>, COPY>(input),
             Stage::Render => self
                 .processor
-                .run(input, &mut io::sink(), &mut io::sink())
+                .run_copy::<COPY>(input, &mut io::sink(), &mut io::sink())
                 .map_or(0, |summary| summary.printed),
             Stage::Write => self
                 .processor
-                .run(input, &mut self.writer, &mut io::sink())
+                .run_copy::<COPY>(input, &mut self.writer, &mut io::sink())
                 .map_or(0, |summary| summary.printed),
         }
     }
 
     /// Reads every line of `input` with the streaming strategy's line reader and scanner `S`
-    /// (the scanner cut at a stage); returns how many lines the scan accepted. What it found goes through
-    /// `black_box`, so no part of the stage is optimised away.
-    fn scan_all<S: Scanner>(&mut self, input: &[u8]) -> u64 {
+    /// (the scanner cut at a stage), in a loop of its own rather than the order loop; returns
+    /// how many lines the scan accepted. What it found goes through `black_box`, so no part of
+    /// the stage is optimised away.
+    #[inline(never)]
+    fn scan_all<S: Scanner, const COPY: u8>(&mut self, input: &[u8]) -> u64 {
+        black_box(COPY);
         let mut lines = Lines::new(Slices::new(input, usize::MAX), &mut self.carry);
         let mut accepted = 0;
-        while let Ok(Some(rec)) = lines.next::<S>(&mut self.items) {
+        let mut nothing_to_hand_on = || Ok(());
+        while let Ok(Some(rec)) =
+            lines.next::<S, io::Error>(&mut self.items, &mut nothing_to_hand_on, |err| err)
+        {
             if let Kind::Good { .. } = rec.kind {
                 black_box(rec);
                 accepted += 1;

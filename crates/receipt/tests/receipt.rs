@@ -9,9 +9,10 @@ use std::io::sink;
 use common::{Outcome, assert_all_agree, run};
 use lab::count;
 use proptest::prelude::*;
-use receipt::generate::generated;
+use receipt::generate::{generated, worst_case};
 use receipt::line::{MAX_LINE, MAX_ORDER_LINES};
-use receipt::{Processor, STRATEGIES, Strategy as Way, Summary, workloads};
+use receipt::scan::ItemCache;
+use receipt::{MAX_READ, Processor, STRATEGIES, Strategy as Way, Stream, Summary, workloads};
 
 #[global_allocator]
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
@@ -124,6 +125,39 @@ fn an_order_with_a_bad_line_is_rejected_whole_and_named() {
     );
 }
 
+/// A line whose order id cannot be read is charged to the order open when it comes: the order
+/// before it, which is rejected whole, even when the line only follows that order's last line.
+/// Before the first order, such lines are rejected on their own.
+#[test]
+fn a_line_whose_order_id_cannot_be_read_is_charged_to_the_order_before_it() {
+    let fields = "expected 4 fields `order_id|item|qty|unit_price`, found 1";
+    let (out, err, s) = assert_all_agree(b"1|a|1|100\n1|b|1|100\nxx\n1|c|1|100\n");
+    assert_eq!(
+        out, "",
+        "order 1 is rejected whole, never printed in two parts"
+    );
+    assert_eq!(
+        err,
+        format!("line 3: {fields}\norder 1 rejected (4 lines), bad: 3\n")
+    );
+    assert_eq!((s.rejected, s.rejected_orders, s.receipts), (4, 1, 0));
+    let (out, err, _) = assert_all_agree(b"1|a|1|1\njunk\n2|b|1|1\n");
+    assert!(
+        out.starts_with("Order 2\n") && !out.contains("Order 1"),
+        "{out}"
+    );
+    assert_eq!(
+        err,
+        format!("line 2: {fields}\norder 1 rejected (2 lines), bad: 2\n")
+    );
+    let (out, err, _) = assert_all_agree(b"junk\n1|a|1|1\n");
+    assert!(out.starts_with("Order 1\n"), "{out}");
+    assert_eq!(
+        err,
+        format!("line 1: {fields}\n1 line without a readable order id rejected, bad: 1\n")
+    );
+}
+
 /// R3: every class of bad input has its message and prints no receipt, with every strategy at
 /// every chunk size.
 #[test]
@@ -153,6 +187,13 @@ fn item_names_that_could_rewrite_the_terminal_are_rejected() {
         ("c1\u{9b}31m", "009B", 5),
         ("ต้ม\u{202d}", "202D", 6),
         ("\u{2066}x\u{2069}", "2066", 3),
+        ("x\u{202a}", "202A", 4),
+        ("x\u{202e}", "202E", 4),
+        ("x\u{2069}", "2069", 4),
+        ("x\u{9f}", "009F", 4),
+        ("x\u{80}", "0080", 4),
+        ("x\u{1f}", "001F", 4),
+        ("\u{0}", "0000", 3),
     ] {
         let (out, err, _) = assert_all_agree(format!("7|{item}|1|100\n").as_bytes());
         assert_eq!(out, "", "{item:?}");
@@ -162,6 +203,13 @@ fn item_names_that_could_rewrite_the_terminal_are_rejected() {
         );
     }
     let (out, err, _) = assert_all_agree("7|ต้มยำ «x» é\u{a0}|1|100\n".as_bytes());
+    assert_eq!(
+        (out.is_empty(), err.as_str()),
+        (false, ""),
+        "printable is fine"
+    );
+    let next_to_the_ranges = "7|\u{20}\u{7e}\u{a0}\u{2029}\u{202f}\u{2065}\u{206a}|1|100\n";
+    let (out, err, _) = assert_all_agree(next_to_the_ranges.as_bytes());
     assert_eq!(
         (out.is_empty(), err.as_str()),
         (false, ""),
@@ -250,7 +298,8 @@ fn the_summary_says_1_line_and_1_receipt_not_1_lines() {
 /// whole run, and `naive` allocates for every line.
 #[test]
 fn streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm() {
-    let input = generated(if cfg!(miri) { 200 } else { 100_000 }, 3);
+    let lines = if cfg!(miri) { 60 } else { 100_000 };
+    let input = generated(lines, 3);
     for strategy in [Way::Streaming, Way::Pooled, Way::Stack, Way::Arena] {
         let mut processor = Processor::new(strategy);
         processor.run(&input, &mut sink(), &mut sink()).unwrap();
@@ -261,7 +310,7 @@ fn streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm() {
     naive.run(&input, &mut sink(), &mut sink()).unwrap();
     let (_, stats) = count(|| naive.run(&input, &mut sink(), &mut sink()).unwrap());
     assert!(
-        stats.allocs > 5 * 100,
+        stats.allocs > 5 * lines,
         "the naive strategy allocates per line ({})",
         stats.allocs
     );
@@ -344,6 +393,132 @@ fn the_arena_is_reset_for_every_order_and_its_memory_reused() {
     assert_eq!(stats.bytes_allocated, 0);
 }
 
+/// R1: the item-name cache is allocated the first time a name that is not printable ASCII is
+/// looked up, so the naive strategy, which has no scanner, never allocates it.
+#[test]
+fn r1_the_naive_strategy_never_allocates_the_item_cache() {
+    let first_run = |strategy: Way, input: &str| {
+        count(|| {
+            Processor::new(strategy)
+                .run(input.as_bytes(), &mut sink(), &mut sink())
+                .unwrap()
+        })
+        .1
+        .bytes_allocated
+    };
+    let thai = SEED_ORDER;
+    assert!(first_run(Way::Naive, thai) < ItemCache::BYTES as u64);
+    assert!(first_run(Way::Streaming, "7|Pad Thai|1|100\n") < ItemCache::BYTES as u64);
+    assert!(first_run(Way::Streaming, thai) >= ItemCache::BYTES as u64);
+}
+
+/// R4: the worst case is what its name says: orders at the bound of `MAX_ORDER_LINES` lines,
+/// every line `MAX_LINE` bytes long, and every line of it accepted by every strategy.
+#[cfg_attr(miri, ignore = "megabytes of input: minutes under Miri")]
+#[test]
+fn r4_the_worst_case_is_the_longest_orders_of_the_longest_lines_accepted() {
+    let mut input = Vec::new();
+    worst_case(2, &mut input).unwrap();
+    let lines: Vec<&[u8]> = input
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines.len() as u64, 2 * MAX_ORDER_LINES);
+    assert!(lines.iter().all(|line| line.len() == MAX_LINE));
+    for strategy in STRATEGIES {
+        let (out, err, s) = run(strategy, &input);
+        assert_eq!(err, "", "{strategy}");
+        assert_eq!(
+            (s.receipts, s.printed),
+            (2, 2 * MAX_ORDER_LINES),
+            "{strategy}"
+        );
+        assert!(
+            out.ends_with(" 1000.00\n"),
+            "{strategy}: 1000 lines of 1.00"
+        );
+    }
+}
+
+/// R4: whatever the chunk size, a reader is read into a buffer of at most `MAX_READ` bytes.
+#[cfg_attr(
+    miri,
+    ignore = "zeroes a read buffer of a mebibyte: a minute under Miri"
+)]
+#[test]
+fn r4_a_reader_is_read_into_a_bounded_buffer_whatever_the_chunk_size() {
+    let input = generated(2_000, 6);
+    let (out, stats) = count(|| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        Processor::new(Way::Streaming)
+            .with_chunk_size(usize::MAX)
+            .run_reader(&mut &input[..], &mut out, &mut err)
+            .unwrap();
+        out
+    });
+    assert_eq!(out, run(Way::Streaming, &input).0.into_bytes());
+    assert!(
+        stats.peak_live_bytes < (MAX_READ + 2 * out.len() + 64 * 1024) as u64,
+        "{stats:?}"
+    );
+}
+
+/// A writer that fails once it has taken `room` bytes.
+struct Full {
+    room: usize,
+}
+
+impl std::io::Write for Full {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if bytes.len() > self.room {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        self.room -= bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A failed write stops the run and says which stream failed, with the accounts so far: an
+/// order whose bad line was already reported counts as rejected, as it would whatever followed.
+#[test]
+fn a_failed_write_stops_the_run_and_keeps_the_accounts() {
+    let input = [
+        receipt::cases::REJECTED_LINE.as_bytes(),
+        &generated(if cfg!(miri) { 20 } else { 20_000 }, 5),
+    ]
+    .concat();
+    for strategy in STRATEGIES {
+        let closed = Processor::new(strategy)
+            .run(&input, &mut Full { room: 10 }, &mut Vec::new())
+            .unwrap_err();
+        assert_eq!(closed.stream, Stream::Output, "{strategy}");
+        assert_eq!(
+            closed.summary.exit_code(),
+            1,
+            "{strategy}: {:?}",
+            closed.summary
+        );
+        assert!(
+            closed.summary.read > 1 && closed.summary.rejected == 1,
+            "{strategy}"
+        );
+        let unreported = Processor::new(strategy)
+            .run(&input, &mut Vec::new(), &mut Full { room: 0 })
+            .unwrap_err();
+        assert_eq!(unreported.stream, Stream::Report, "{strategy}");
+        let s = unreported.summary;
+        assert_eq!(
+            (s.read, s.rejected, s.rejected_orders),
+            (1, 1, 1),
+            "{strategy}"
+        );
+    }
+}
+
 /// R4: the memory a run holds does not grow with the input — the peak of live heap bytes
 /// reading 10× more lines through a reader is the same, for every strategy.
 #[cfg_attr(miri, ignore = "slow under Miri: over 64 KiB of output")]
@@ -398,7 +573,14 @@ fn line_strategy() -> impl proptest::strategy::Strategy<Value = String> {
         Just("4|a\u{1b}b|1|1".to_owned()),
         Just("\u{FEFF}5|a|1|1".to_owned()),
         Just(format!("6|{}|1|1", "y".repeat(MAX_LINE))),
+        Just(format!("1|{}|1|1", "z".repeat(MAX_LINE - 8))),
+        Just(format!("1|{}|1|1", "z".repeat(MAX_LINE - 7))),
         Just("7|a|1|1\r".to_owned()),
+        Just("1|a\rb|1|1".to_owned()),
+        Just("0002|b|01|0100".to_owned()),
+        Just("2|b|1|18446744073709551615".to_owned()),
+        Just("18446744073709551616|b|1|1".to_owned()),
+        Just("3|\u{FEFF}c|1|1".to_owned()),
         "[0-9|a-z\r]{0,12}",
     ];
     prop_oneof![4 => good, 1 => bad]

@@ -1,31 +1,42 @@
 //! `receipt`: order lines in, receipts out.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use receipt::{RunError, Strategy, generate, process};
+use receipt::line::{MAX_LINE, MAX_ORDER_LINES, escape};
+use receipt::{RunError, Strategy, Stream, generate, process};
 
-/// The usage text; `{MAX}` stands for the order bound.
+/// The usage text; `{…}` stand for the strategies and the bounds.
 const USAGE: &str = "\
-usage: receipt [--strategy naive|pooled|stack|arena|streaming] [FILE]
+usage: receipt [--strategy {STRATEGIES}] [--] [FILE]
        receipt gen --lines N [--seed S]
        receipt --help
 
 Reads order lines `order_id|item|qty|unit_price` (unit price in satang) from FILE, or from
-standard input if FILE is absent or `-`, and prints one receipt per order. The input is read
-in chunks, so its size does not matter. Lines end with \\n or \\r\\n; a UTF-8 byte-order mark at
-the start is skipped. Bad lines are reported on standard error as `line <n>: <reason>`; an
-order with any bad line is not printed, nor is an order of more than {MAX} lines. The last line
-on standard error accounts for every input line.
+standard input if FILE is absent or `-`, and prints one receipt per order, once the next order
+begins or the input ends. The input is read in chunks, so its size does not matter. Lines end
+with \\n or \\r\\n and are at most {MAX_LINE} bytes long; a UTF-8 byte-order mark at the start is
+skipped. Bad lines are reported on standard error as `line <n>: <reason>`; an order with any
+bad line is not printed, nor is an order of more than {MAX_ORDER_LINES} lines. The last line on
+standard error accounts for every input line. `--` ends the options (for a FILE named `-x`).
+
+`receipt gen` writes N generated order lines (seed S, 42 by default).
 
 Exit status:
-  0  every order printed (also when the reader closes the output early, as `head` does)
+  0  every order printed
   1  some input rejected
-  2  usage error, or the input could not be read or the output written";
+  2  usage error, or the input could not be read or the output written
+A reader that closes standard output or standard error early (as `head` does) ends the run
+quietly, with the status of what was read until then: 0, or 1 if some of it was rejected.";
 
 fn usage() -> String {
-    USAGE.replace("{MAX}", &receipt::line::MAX_ORDER_LINES.to_string())
+    USAGE
+        .replace("{STRATEGIES}", &Strategy::names("|"))
+        .replace("{MAX_LINE}", &MAX_LINE.to_string())
+        .replace("{MAX_ORDER_LINES}", &MAX_ORDER_LINES.to_string())
 }
 
 /// Why the command stops early.
@@ -34,15 +45,17 @@ enum Failure {
     Usage(String),
     /// Reading or writing failed: say why, nothing more.
     Io(String),
-    /// The reader closed the output (`receipt FILE | head`): stop quietly.
-    Closed,
+    /// A reader closed an output (`receipt FILE | head`): stop quietly, with this status.
+    Closed(u8),
+    /// The report itself cannot be written: nothing can be said.
+    Silent,
 }
 
 enum Command {
     Help,
     Run {
         strategy: Strategy,
-        file: Option<String>,
+        file: Option<PathBuf>,
     },
     Gen {
         lines: u64,
@@ -50,48 +63,71 @@ enum Command {
     },
 }
 
-fn parse(args: &[String]) -> Result<Command, String> {
-    if args.first().map(String::as_str) == Some("gen") {
-        let (mut lines, mut seed) = (None, 42);
-        let mut rest = args[1..].iter();
-        while let Some(arg) = rest.next() {
-            let mut value = |name: &str| {
-                rest.next()
-                    .ok_or_else(|| format!("{name} needs a value"))?
-                    .parse::<u64>()
-                    .map_err(|_| format!("{name} needs a non-negative integer"))
-            };
-            match arg.as_str() {
-                "--lines" => lines = Some(value("--lines")?),
-                "--seed" => seed = value("--seed")?,
-                other => return Err(format!("unknown argument `{other}` for gen")),
-            }
-        }
-        let lines = lines.ok_or("gen needs --lines N")?;
-        return Ok(Command::Gen { lines, seed });
-    }
-    let (mut strategy, mut file) = (Strategy::Streaming, None);
+/// An argument as it may be shown on a terminal.
+fn shown(arg: &OsStr) -> String {
+    escape(arg.as_encoded_bytes())
+}
+
+fn parse_gen(args: &[OsString]) -> Result<Command, String> {
+    let (mut lines, mut seed) = (None, 42);
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "--strategy" => {
-                strategy = rest.next().ok_or("--strategy needs a value")?.parse()?;
+        let mut value = |name: &str| {
+            let value = rest.next().ok_or_else(|| format!("{name} needs a value"))?;
+            value
+                .to_str()
+                .and_then(|v| v.parse::<u64>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "{name} needs a non-negative integer, not `{}`",
+                        shown(value)
+                    )
+                })
+        };
+        match arg.to_str() {
+            Some("-h" | "--help") => return Ok(Command::Help),
+            Some("--lines") => lines = Some(value("--lines")?),
+            Some("--seed") => seed = value("--seed")?,
+            _ => return Err(format!("unknown argument `{}` for gen", shown(arg))),
+        }
+    }
+    let lines = lines.ok_or("gen needs --lines N")?;
+    Ok(Command::Gen { lines, seed })
+}
+
+fn parse(args: &[OsString]) -> Result<Command, String> {
+    if let Some(("gen", rest)) = args.split_first().and_then(|(a, r)| Some((a.to_str()?, r))) {
+        return parse_gen(rest);
+    }
+    let (mut strategy, mut file) = (Strategy::Streaming, None);
+    let mut options = true;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let is_option = options && arg.as_encoded_bytes().starts_with(b"-") && arg != "-";
+        match arg.to_str() {
+            Some("-h" | "--help") if is_option => return Ok(Command::Help),
+            Some("--") if is_option => options = false,
+            Some("--strategy") if is_option => {
+                let name = rest.next().ok_or("--strategy needs a value")?;
+                strategy = Strategy::from_name(name.as_encoded_bytes())?;
             }
-            other if other.starts_with('-') && other != "-" => {
-                return Err(format!("unknown option `{other}`"));
+            _ if is_option => return Err(format!("unknown option `{}`", shown(arg))),
+            _ if file.is_none() => file = Some(PathBuf::from(arg)),
+            _ => {
+                return Err(format!(
+                    "unexpected argument `{}`: one FILE at most",
+                    shown(arg)
+                ));
             }
-            other if file.is_none() => file = Some(other.to_owned()),
-            other => return Err(format!("unexpected argument `{other}`: one FILE at most")),
         }
     }
     Ok(Command::Run { strategy, file })
 }
 
-/// A failed write: quiet if the reader went away, a message otherwise.
-fn write_failure(err: &io::Error) -> Failure {
+/// A failed write to standard output: quiet if the reader went away, a message otherwise.
+fn write_failure(err: &io::Error, status: u8) -> Failure {
     if err.kind() == io::ErrorKind::BrokenPipe {
-        Failure::Closed
+        Failure::Closed(status)
     } else {
         Failure::Io(format!("cannot write: {err}"))
     }
@@ -100,41 +136,60 @@ fn write_failure(err: &io::Error) -> Failure {
 fn run(command: Command) -> Result<u8, Failure> {
     match command {
         Command::Help => {
-            writeln!(io::stdout(), "{}", usage()).map_err(|err| write_failure(&err))?;
+            writeln!(io::stdout(), "{}", usage()).map_err(|err| write_failure(&err, 0))?;
             Ok(0)
         }
         Command::Gen { lines, seed } => {
             let mut out = BufWriter::new(io::stdout().lock());
             generate::generate(lines, seed, &mut out)
                 .and_then(|()| out.flush())
-                .map_err(|err| write_failure(&err))?;
+                .map_err(|err| write_failure(&err, 0))?;
             Ok(0)
         }
         Command::Run { strategy, file } => {
-            let (mut input, name): (Box<dyn io::Read>, String) = match file.as_deref() {
-                None | Some("-") => (Box::new(io::stdin().lock()), "standard input".into()),
-                Some(path) => match File::open(path) {
-                    Ok(file) => (Box::new(file), path.to_owned()),
-                    Err(err) => return Err(Failure::Io(format!("cannot read {path}: {err}"))),
+            let (mut input, name): (Box<dyn io::Read>, String) = match file {
+                Some(path) if path.as_os_str() != "-" => match File::open(&path) {
+                    Ok(file) => (Box::new(file), shown(path.as_os_str())),
+                    Err(err) => {
+                        let path = shown(path.as_os_str());
+                        return Err(Failure::Io(format!("cannot read {path}: {err}")));
+                    }
                 },
+                _ => (Box::new(io::stdin().lock()), "standard input".into()),
             };
             let mut out = io::stdout().lock();
             let mut errors = BufWriter::new(io::stderr().lock());
-            let result = process(strategy, &mut input, &mut out, &mut errors);
-            // What was reported before a failure is still worth reading.
-            let flushed = errors.flush();
-            let summary = result.map_err(|err| match err {
-                RunError::Read(err) => Failure::Io(format!("cannot read {name}: {err}")),
-                RunError::Write(err) => write_failure(&err),
-            })?;
-            flushed.map_err(|err| write_failure(&err))?;
-            Ok(summary.exit_code())
+            let RunError {
+                stream,
+                error,
+                summary,
+            } = match process(strategy, &mut input, &mut out, &mut errors) {
+                Ok(summary) => return Ok(summary.exit_code()),
+                Err(err) => err,
+            };
+            let status = summary.exit_code();
+            if stream == Stream::Report {
+                // Standard error is closed (a reader that has seen enough) or cannot be
+                // written: nothing more can be reported.
+                return Err(if error.kind() == io::ErrorKind::BrokenPipe {
+                    Failure::Closed(status)
+                } else {
+                    Failure::Silent
+                });
+            }
+            // What was reported before the failure is still worth reading; if that fails too,
+            // the failure below is the one to report.
+            let _ = errors.flush();
+            Err(match stream {
+                Stream::Input => Failure::Io(format!("cannot read {name}: {error}")),
+                _ => write_failure(&error, status),
+            })
         }
     }
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let failure = match parse(&args) {
         Ok(command) => match run(command) {
             Ok(code) => return ExitCode::from(code),
@@ -145,7 +200,8 @@ fn main() -> ExitCode {
     // Writing to a closed standard error cannot be reported anywhere: ignore it, never panic.
     let mut stderr = io::stderr();
     match failure {
-        Failure::Closed => return ExitCode::SUCCESS,
+        Failure::Closed(status) => return ExitCode::from(status),
+        Failure::Silent => {}
         Failure::Usage(message) => {
             let _ = writeln!(stderr, "receipt: {message}\n\n{}", usage());
         }

@@ -1,37 +1,36 @@
 //! R3: bad input and the command's other answers, from the real `receipt` binary. One of a kind
 //! (each row runs the command its own way), so the table is built by hand.
 
+use std::path::Path;
+use std::process::{ExitStatus, Output, Stdio};
+
 use lab::report::{Function, Run};
 use lab::{Cell, Table};
 
 use super::{NO_BINARY, receipt_binary};
 use crate::cases;
-use crate::command::{close_after, run_with_input};
+use crate::command::{Closed, close_after, run_to, run_with_input};
 use crate::generate::generated;
 use crate::input::BOM;
-use crate::line::is_control;
+use crate::line::escape;
 
 pub(super) const R3: Function = lab::function!(r3_bad_input);
 
-/// The input as a code span: line ends as `⏎`, control characters escaped (they must not reach
-/// the reader's terminal from the docs either), long inputs cut.
+/// The characters of an input shown before it is cut.
+const SHOWN_CHARS: usize = 40;
+
+/// The input as a code span: line ends as `⏎`, the byte-order mark, control characters and
+/// bytes that are not UTF-8 escaped (they must not reach the reader's terminal from the docs
+/// either), long inputs cut.
 fn shown(bytes: &[u8]) -> Cell {
     if bytes.is_empty() {
         return Cell::text("(none)");
     }
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::new();
-    for (idx, c) in text.chars().enumerate() {
-        if idx == 40 {
-            out.push_str(&format!("… ({} bytes)", Cell::count(bytes.len()).render()));
-            break;
-        }
-        match c {
-            '\n' => out.push('⏎'),
-            '\u{feff}' => out.push_str("\\u{feff}"),
-            c if is_control(c) => out.push_str(&c.escape_unicode().to_string()),
-            c => out.push(c),
-        }
+    let text: Vec<String> = bytes.split(|&b| b == b'\n').map(escape).collect();
+    let text = text.join("⏎").replace('\u{feff}', "\\u{feff}");
+    let mut out: String = text.chars().take(SHOWN_CHARS).collect();
+    if text.chars().count() > SHOWN_CHARS {
+        out.push_str(&format!("… ({} bytes)", Cell::count(bytes.len()).render()));
     }
     Cell::Text(format!("`{out}`"))
 }
@@ -44,10 +43,31 @@ fn first_line(stderr: &[u8]) -> Cell {
     }
 }
 
-fn exit_status(status: std::process::ExitStatus) -> Cell {
+fn exit_status(status: ExitStatus) -> Cell {
     status
         .code()
         .map_or(Cell::text("killed by a signal"), Cell::count)
+}
+
+/// The three result cells of a run: what it said, the receipts it printed (if they were
+/// captured), how it exited.
+fn outcome(run: std::io::Result<Output>, receipts_shown: bool) -> Vec<Cell> {
+    match run {
+        Ok(out) => vec![
+            first_line(&out.stderr),
+            if receipts_shown {
+                Cell::count(
+                    String::from_utf8_lossy(&out.stdout)
+                        .matches("Order ")
+                        .count(),
+                )
+            } else {
+                Cell::Empty
+            },
+            exit_status(out.status),
+        ],
+        Err(err) => vec![Cell::text(err.to_string()), Cell::Empty, Cell::Empty],
+    }
 }
 
 fn r3_bad_input(run: &Run) -> Vec<Table> {
@@ -62,62 +82,86 @@ fn r3_bad_input(run: &Run) -> Vec<Table> {
         table.note(NO_BINARY);
         return vec![table];
     };
-    let mut piped = |class: &str, input: &[u8], args: &[&str]| {
-        let row = match run_with_input(&binary, args, input) {
-            Ok(out) => vec![
-                first_line(&out.stderr),
-                Cell::count(
-                    String::from_utf8_lossy(&out.stdout)
-                        .matches("Order ")
-                        .count(),
-                ),
-                exit_status(out.status),
-            ],
-            Err(err) => vec![Cell::text(err.to_string()), Cell::Empty, Cell::Empty],
-        };
-        let mut cells = vec![Cell::text(class), shown(input)];
-        cells.extend(row);
+    let mut row = |class: &str, input: Cell, result: Vec<Cell>| {
+        let mut cells = vec![Cell::text(class), input];
+        cells.extend(result);
         table.row(cells);
     };
+    let piped = |input: &[u8], args: &[&str]| outcome(run_with_input(&binary, args, input), true);
     let good = "1042|ต้มยำกุ้ง|2|18000\n";
-    piped("good order (for comparison)", good.as_bytes(), &[]);
-    piped(
+    row(
+        "good order (for comparison)",
+        shown(good.as_bytes()),
+        piped(good.as_bytes(), &[]),
+    );
+    let with_bom = [BOM, good.as_bytes()].concat();
+    row(
         "good order after a byte-order mark",
-        &[BOM, good.as_bytes()].concat(),
-        &[],
+        shown(&with_bom),
+        piped(&with_bom, &[]),
     );
     for (class, text, _) in cases::BAD_INPUT {
-        piped(class, &cases::input(class, text), &[]);
+        let input = cases::input(class, text);
+        row(class, shown(&input), piped(&input, &[]));
     }
-    piped(
+    let two_orders = b"1|a|1|100\n2|b|x|100\n";
+    row(
         "good order, then a bad line of another order",
-        b"1|a|1|100\n2|b|x|100\n",
-        &[],
+        shown(two_orders),
+        piped(two_orders, &[]),
     );
-    piped(
+    row(
         "usage error: `--strategy fast`",
-        b"",
-        &["--strategy", "fast"],
+        shown(b""),
+        piped(b"", &["--strategy", "fast"]),
     );
-    piped("no such file: `/no/such/file`", b"", &["/no/such/file"]);
+    row(
+        "no such file: `/no/such/file`",
+        shown(b""),
+        piped(b"", &["/no/such/file"]),
+    );
+    row("a directory: `/`", shown(b""), piped(b"", &["/"]));
+    closed_and_unwritable(&binary, &mut row);
+    table.note("Every input is piped to the real `receipt` binary (default strategy `streaming`); all five strategies print the same bytes and the same errors, at every chunk size (`strategies_agree_on_random_order_files`, `each_error_class_has_its_message_and_prints_nothing`). After the bad lines, standard error names each rejected order and its bad lines, and its last line accounts for every input line.");
+    table.note("Control characters and bytes that are not UTF-8 are shown escaped in the input column (`\\u{1b}`, `\\xFF`); the command never prints them, and it escapes them the same way when it echoes an argument or a file name.");
+    table.note("A closed output ends the run quietly, with the status of what was read until then: 0, or 1 once a line was rejected. Random bytes never make it panic, and every line is accounted for: `arbitrary_bytes_never_panic_and_every_line_is_accounted_for` (a proptest).");
+    vec![table]
+}
+
+/// The rows where the output goes away or cannot be written.
+fn closed_and_unwritable(binary: &Path, row: &mut impl FnMut(&str, Cell, Vec<Cell>)) {
     // The reader goes away: `receipt < orders.txt | head -c 100`.
     let lines = generated(200_000, 5);
-    let cells = match close_after(&binary, &[], Some(&lines), 100) {
-        Ok(out) => vec![
-            first_line(&out.stderr),
+    let generated_lines = || Cell::text("200,000 generated lines");
+    row(
+        "output closed after 100 bytes (`| head -c 100`)",
+        generated_lines(),
+        outcome(
+            close_after(binary, &[], Some(&lines), Closed::Stdout, 100),
+            false,
+        ),
+    );
+    let rejected_first = [cases::REJECTED_LINE.as_bytes(), &lines].concat();
+    row(
+        "output closed after 100 bytes, a line rejected before",
+        Cell::text("a bad line, then 200,000 generated lines"),
+        outcome(
+            close_after(binary, &[], Some(&rejected_first), Closed::Stdout, 100),
+            false,
+        ),
+    );
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let unwritable = match full {
+        Ok(file) => outcome(run_to(binary, &[], &lines, Stdio::from(file)), false),
+        Err(err) => vec![
+            Cell::text(format!("/dev/full: {err}")),
             Cell::Empty,
-            exit_status(out.status),
+            Cell::Empty,
         ],
-        Err(err) => vec![Cell::text(err.to_string()), Cell::Empty, Cell::Empty],
     };
-    let mut row = vec![
-        Cell::text("output closed after 100 bytes (`| head -c 100`)"),
-        Cell::text("200,000 generated lines"),
-    ];
-    row.extend(cells);
-    table.row(row);
-    table.note("Every input is piped to the real `receipt` binary (default strategy `streaming`); all five strategies print the same bytes and the same errors, at every chunk size (`strategies_agree_on_random_order_files`, `each_error_class_has_its_message_and_prints_nothing`). After the bad lines, standard error names each rejected order and its bad lines, and its last line accounts for every input line.");
-    table.note("Control characters in the input column are shown escaped (`\\u{1b}`); the command never prints them.");
-    table.note("Random bytes never make it panic, and every line is accounted for: `arbitrary_bytes_never_panic_and_every_line_is_accounted_for` (a proptest).");
-    vec![table]
+    row(
+        "output cannot be written (`> /dev/full`)",
+        generated_lines(),
+        unwritable,
+    );
 }

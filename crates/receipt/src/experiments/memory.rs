@@ -1,53 +1,68 @@
-//! R4: the whole command's peak resident memory as the input grows, read from the kernel for
-//! one `receipt` process at a time (see [`crate::command`] for why each figure needs a fresh
-//! intermediate process).
+//! R4: the whole command's peak resident memory as the input grows, and on the worst input it
+//! accepts, read from the kernel for one `receipt` process at a time by a small process that
+//! starts it and reaps it (see [`crate::command`] for why); R4-bounds: the constants that bound
+//! what it holds.
 
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 
 use lab::report::{Function, Run};
 use lab::table::{Cell, Claim, Columns};
 use lab::{Kind, Table};
 
 use super::{NO_BINARY, receipt_binary};
-use crate::command::{MEMORY_PROBE_VAR, MemoryProbe, feed};
+use crate::command::{Lines, PEAK_VAR, measure_started, peak_of};
+use crate::input::CARRY_CAP;
+use crate::line::{MAX_LINE, MAX_ORDER_LINES};
+use crate::scan::ItemCache;
 use crate::workloads::CHUNK_SEED;
-use crate::{STRATEGIES, Strategy};
+use crate::{CHUNK_SIZE, FLUSH_BYTES, POOLED_FIRST_RENT, STACK_ORDER_BYTES, STRATEGIES, Strategy};
 
 pub(super) const R4: Function = lab::function!(r4_peak_memory);
 
-/// The input sizes, in lines.
+/// The generated input sizes, in lines.
 const R4_LINES: [u64; 3] = [100_000, 1_000_000, 4_000_000];
 
-/// The most the whole command may hold on the largest input, for every strategy but `naive`.
+/// Orders in the worst-case input.
+const WORST_CASE_ORDERS: u64 = 3;
+
+/// The most the whole command may hold, for every strategy but `naive`.
 const PEAK_TARGET_BYTES: u64 = 16 << 20;
 /// How much more than on the smallest input the peak on the largest may be and still count as
 /// flat.
 const FLAT_TOLERANCE_BYTES: u64 = 1 << 20;
 
-/// What one intermediate process measured: the child's peak and the bytes it was fed.
+/// What one run measured: the command's `ru_maxrss`, what the measuring process held when it
+/// started it (the command's `ru_maxrss` is at least that), and the bytes it was fed.
 #[derive(Clone, Copy, Debug)]
 struct Peak {
     rss_bytes: u64,
+    floor_bytes: u64,
     input_bytes: u64,
 }
 
-/// R4's intermediate process: feeds the probe's lines to one `receipt` child, waits for it, and
-/// prints `<peak resident set in KiB> <bytes fed>`.
-pub(super) fn probe_from_env() -> Option<ExitCode> {
-    let text = std::env::var(MEMORY_PROBE_VAR).ok()?;
-    let measured = MemoryProbe::parse(&text).and_then(|probe| {
-        let binary = receipt_binary().ok_or(NO_BINARY)?;
-        let fed = feed(&binary, &probe).map_err(|err| format!("feeding {text}: {err}"))?;
-        if !fed.status.success() {
-            return Err(format!("`receipt` failed on {text} ({})", fed.status));
+impl Peak {
+    /// The command's peak when it is above the floor, else "at most the floor".
+    fn cell(&self) -> Cell {
+        if self.rss_bytes > self.floor_bytes {
+            Cell::Bytes(self.rss_bytes)
+        } else {
+            Cell::text(format!("≤ {}", Cell::Bytes(self.floor_bytes).render()))
         }
-        let kib = lab::env::peak_rss_of_waited_children_kib()
-            .ok_or("getrusage(RUSAGE_CHILDREN) failed")?;
-        Ok((kib, fed.bytes))
+    }
+}
+
+/// R4's measuring process ([`PEAK_VAR`] set): measures one run of the command on this process's
+/// standard input and prints the report. The experiments binary calls this before anything else,
+/// so that it holds as little as it can.
+pub(super) fn probe_from_env() -> Option<ExitCode> {
+    let strategy = std::env::var_os(PEAK_VAR)?;
+    let measured = Strategy::from_name(strategy.as_encoded_bytes()).and_then(|strategy| {
+        let binary = receipt_binary().ok_or(NO_BINARY)?;
+        measure_started(&binary, strategy, lab::env::wait_with_peak_rss)
     });
     Some(match measured {
-        Ok((kib, bytes)) => {
-            println!("{kib} {bytes}");
+        Ok(report) => {
+            println!("{}", report.encode());
             ExitCode::SUCCESS
         }
         Err(why) => {
@@ -57,39 +72,41 @@ pub(super) fn probe_from_env() -> Option<ExitCode> {
     })
 }
 
-/// Starts this binary again as the intermediate process for `probe` and reads its figures.
-fn measure(probe: &MemoryProbe) -> Result<Peak, String> {
+/// Starts this binary again as the measuring process for `strategy` and feeds it `lines`.
+fn measure(strategy: Strategy, lines: Lines) -> Result<Peak, String> {
     let exe = std::env::current_exe().map_err(|err| format!("cannot find this binary: {err}"))?;
-    let out = Command::new(exe)
-        .env(MEMORY_PROBE_VAR, probe.encode())
-        .env_remove(lab::protocol::PROBE_VAR)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|err| format!("cannot start the probe: {err}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let numbers: Vec<u64> = text
-        .split_whitespace()
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    match numbers[..] {
-        [kib, input_bytes] => Ok(Peak {
-            rss_bytes: kib * 1024,
-            input_bytes,
-        }),
-        _ => Err(format!("the probe printed `{}`", text.trim())),
-    }
+    let mut measuring = Command::new(exe);
+    measuring
+        .env(PEAK_VAR, strategy.name())
+        .env_remove(lab::protocol::PROBE_VAR);
+    let (report, input_bytes) = peak_of(measuring, lines)?;
+    Ok(Peak {
+        rss_bytes: report.kib * 1024,
+        floor_bytes: report.floor_kib * 1024,
+        input_bytes,
+    })
 }
 
-/// One input size and each strategy's peak, in [`STRATEGIES`] order.
+/// One input and each strategy's peak, in [`STRATEGIES`] order.
 struct Row {
-    lines: u64,
+    lines: Lines,
     peaks: Vec<Result<Peak, String>>,
 }
 
 impl Row {
+    fn label(&self) -> String {
+        match self.lines {
+            Lines::Generated { lines, .. } => {
+                format!("{} generated lines", Cell::count(lines).render())
+            }
+            Lines::WorstCase { orders } => format!(
+                "worst case: {orders} orders of {} lines of {} bytes",
+                Cell::count(MAX_ORDER_LINES).render(),
+                Cell::count(MAX_LINE).render()
+            ),
+        }
+    }
+
     fn input_bytes(&self) -> Option<u64> {
         self.peaks.iter().flatten().map(|p| p.input_bytes).next()
     }
@@ -119,14 +136,14 @@ fn target(strategies: &[Strategy], holds: impl Fn(Strategy) -> Option<bool>) -> 
 
 fn r4_peak_memory(run: &Run) -> Vec<Table> {
     let mut columns = Columns::new()
-        .col("N lines", |r: &Row| Cell::Count(r.lines))
-        .col("input", |r: &Row| {
+        .col("input", |r: &Row| Cell::text(r.label()))
+        .col("input size", |r: &Row| {
             r.input_bytes().map_or(Cell::Empty, Cell::Bytes)
         });
     for (idx, strategy) in STRATEGIES.iter().enumerate() {
         columns = columns.col(format!("`{strategy}`"), move |r: &Row| {
             match &r.peaks[idx] {
-                Ok(peak) => Cell::Bytes(peak.rss_bytes),
+                Ok(peak) => peak.cell(),
                 Err(_) => Cell::text("failed"),
             }
         });
@@ -134,44 +151,54 @@ fn r4_peak_memory(run: &Run) -> Vec<Table> {
     if receipt_binary().is_none() {
         let mut table = run.own(columns.table("R4", Kind::Fact, "", &[]));
         table.note(NO_BINARY);
-        return vec![table];
+        return vec![table, bounds()];
     }
-    let rows: Vec<Row> = R4_LINES
+    let inputs = R4_LINES
         .iter()
-        .map(|&lines| Row {
+        .map(|&lines| Lines::Generated {
+            lines,
+            seed: CHUNK_SEED,
+        })
+        .chain([Lines::WorstCase {
+            orders: WORST_CASE_ORDERS,
+        }]);
+    let rows: Vec<Row> = inputs
+        .map(|lines| Row {
             lines,
             peaks: STRATEGIES
                 .iter()
-                .map(|&strategy| {
-                    measure(&MemoryProbe {
-                        strategy,
-                        lines,
-                        seed: CHUNK_SEED,
-                    })
-                })
+                .map(|&strategy| measure(strategy, lines))
                 .collect(),
         })
         .collect();
     let mut table = run.own(columns.table("R4", Kind::Fact, "", &rows));
-    table.note(format!("Each figure is the peak resident set (`ru_maxrss`) of one `receipt --strategy S` process, read with `getrusage(RUSAGE_CHILDREN)` by a process started for that one measurement: it generated the lines (`receipt gen`, seed {CHUNK_SEED}), wrote them into the command's standard input through a pipe as it went, and waited for it. So the command never had a file it could map, and no other process's peak is mixed in."));
+    table.note(format!("Each figure is the peak resident set (`ru_maxrss`) of one `receipt --strategy S` process, read by `wait4` as it was reaped: that one process's own resource usage. Its input came through a pipe, written as it was produced (`receipt gen`, seed {CHUNK_SEED}, or the worst case), so it never had a file it could map."));
+    table.note("A process's `ru_maxrss` starts from the peak of the memory image it was started with, which Linux carries over when the new program replaces it: so each command was started by a fresh, small process of this binary that did nothing else, and that process read its own peak (`VmHWM`) just after starting it. Where the command's figure is not above that floor, the cell says the command held at most the floor, as much as any small program does.");
+    table.note(format!("The worst case is the longest input the command accepts per order (`generate::worst_case`): every order at the bound of {} lines, every line {} bytes long with a Thai item name, so the open order holds the most a strategy ever holds.", Cell::count(MAX_ORDER_LINES).render(), Cell::count(MAX_LINE).render()));
     table.note("The command runs on the system allocator (no counting layer). The figure counts every resident page: the binary's code, the C library, the stack and the heap. It is not exactly the same from run to run: a few pages come and go.");
     for (row, strategy, why) in rows.iter().flat_map(|row| {
         STRATEGIES
             .iter()
             .zip(&row.peaks)
-            .filter_map(move |(s, p)| p.as_ref().err().map(|why| (row.lines, s, why)))
+            .filter_map(move |(s, p)| p.as_ref().err().map(|why| (row.label(), s, why)))
     }) {
-        table.note(format!("{strategy}, {row} lines: {why}"));
+        table.note(format!("{strategy}, {row}: {why}"));
     }
-    let (smallest, largest) = (&rows[0], &rows[rows.len() - 1]);
+    let generated = &rows[..R4_LINES.len()];
+    let (smallest, largest, worst) = (
+        &generated[0],
+        &generated[generated.len() - 1],
+        &rows[rows.len() - 1],
+    );
     let non_naive: Vec<Strategy> = STRATEGIES
         .into_iter()
         .filter(|&s| s != Strategy::Naive)
         .collect();
+    let target_mib = PEAK_TARGET_BYTES >> 20;
     table.conclude(
         format!(
-            "target: at most 16 MiB on {} lines for every strategy but `naive`, because a streaming command holds one input chunk, one output buffer and one order, whatever the input's size",
-            Cell::count(largest.lines).render()
+            "target: at most {target_mib} MiB on {} for every strategy but `naive`, because a streaming command holds one input chunk, one output buffer and one order, whatever the input's size",
+            largest.label()
         ),
         target(&non_naive, |s| {
             largest.peak(s).map(|peak| peak <= PEAK_TARGET_BYTES)
@@ -179,13 +206,87 @@ fn r4_peak_memory(run: &Run) -> Vec<Table> {
     );
     table.conclude(
         format!(
-            "flat: for every strategy, the peak on {} lines at most 1 MiB above the peak on {} lines (a command that held its input would grow with it)",
-            Cell::count(largest.lines).render(),
-            Cell::count(smallest.lines).render()
+            "flat: for every strategy, the peak on {} at most {} MiB above the peak on {} (a command that held its input would grow with it)",
+            largest.label(),
+            FLAT_TOLERANCE_BYTES >> 20,
+            smallest.label()
         ),
         target(&STRATEGIES, |s| {
             Some(largest.peak(s)? <= smallest.peak(s)? + FLAT_TOLERANCE_BYTES)
         }),
     );
-    vec![table]
+    table.conclude(
+        format!(
+            "bounded: at most {target_mib} MiB on the worst case too, for every strategy but `naive`, because an order is bounded (R4-bounds)"
+        ),
+        target(&non_naive, |s| {
+            worst.peak(s).map(|peak| peak <= PEAK_TARGET_BYTES)
+        }),
+    );
+    vec![table, bounds()]
+}
+
+/// One bound: what it limits, its value, the constant.
+struct Bound {
+    what: &'static str,
+    value: Cell,
+    constant: &'static str,
+}
+
+/// R4-bounds: what a processor holds at most, read from the code.
+fn bounds() -> Table {
+    let rows = [
+        Bound {
+            what: "one input chunk",
+            value: Cell::bytes(CHUNK_SIZE),
+            constant: "`receipt::CHUNK_SIZE`",
+        },
+        Bound {
+            what: "the output buffer, handed to the writer once it holds this much after an order (or before a read that may wait)",
+            value: Cell::bytes(FLUSH_BYTES),
+            constant: "`receipt::FLUSH_BYTES`",
+        },
+        Bound {
+            what: "the start of a line cut by the end of a chunk (a longest line, a byte-order mark and a `\\r`)",
+            value: Cell::bytes(CARRY_CAP),
+            constant: "`receipt::input::CARRY_CAP`",
+        },
+        Bound {
+            what: "the item-name cache, from the first name that is not printable ASCII",
+            value: Cell::bytes(ItemCache::BYTES),
+            constant: "`receipt::scan::ItemCache::BYTES`",
+        },
+        Bound {
+            what: "one line, without its line ending",
+            value: Cell::bytes(MAX_LINE),
+            constant: "`receipt::line::MAX_LINE`",
+        },
+        Bound {
+            what: "one order, in lines",
+            value: Cell::count(MAX_ORDER_LINES),
+            constant: "`receipt::line::MAX_ORDER_LINES`",
+        },
+        Bound {
+            what: "`stack`: the receipt text kept inline, in the loop's stack frame",
+            value: Cell::bytes(STACK_ORDER_BYTES),
+            constant: "`receipt::STACK_ORDER_BYTES`",
+        },
+        Bound {
+            what: "`pooled`: the first buffer rented for an order (a longer receipt rents twice as much)",
+            value: Cell::bytes(POOLED_FIRST_RENT),
+            constant: "`receipt::POOLED_FIRST_RENT`",
+        },
+    ];
+    let mut table = Columns::new()
+        .col("what a processor holds", |b: &Bound| Cell::text(b.what))
+        .col("at most", |b: &Bound| b.value.clone())
+        .col("set by", |b: &Bound| Cell::text(b.constant))
+        .table(
+            "R4-bounds",
+            Kind::Fact,
+            "What a processor holds, whatever the input's size (the code's constants)",
+            &rows,
+        );
+    table.note("Read from the constants when the report is generated, so the chapter cannot state other bounds than the code's. `naive` keeps its open order as `String`s, the other strategies as receipt text (`stack`, `pooled`, `streaming`) or as lines in an arena (`arena`): what each holds for an order of at most these many lines of at most this length, R4's worst case measures.");
+    table
 }

@@ -40,12 +40,13 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "R1",
         kind: Kind::Count,
-        title: "Bytes allocated by a whole run of N lines, a new processor (and a new pool) per run",
+        title: "Bytes allocated by the next run of N lines, once the processor is warm",
         run: counted::R1,
         pinned_by: pins!("receipt.rs":
             streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm,
             r1_a_fresh_pool_per_row_allocates_the_same_every_time,
             r1_the_stack_strategy_spills_only_orders_longer_than_its_inline_buffer,
+            r1_the_naive_strategy_never_allocates_the_item_cache,
             the_arena_is_reset_for_every_order_and_its_memory_reused,
         ),
         allocator_sensitive: false,
@@ -54,12 +55,15 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "R4",
         kind: Kind::Fact,
-        title: "Peak resident memory of the whole command, by input size (`receipt gen` lines piped in)",
+        title: "Peak resident memory of the whole command, by input (lines piped in)",
         run: memory::R4,
         pinned_by: &[
             "crates/receipt/tests/receipt.rs::r4_peak_heap_memory_does_not_grow_with_the_input",
+            "crates/receipt/tests/receipt.rs::r4_the_worst_case_is_the_longest_orders_of_the_longest_lines_accepted",
+            "crates/receipt/tests/receipt.rs::r4_a_reader_is_read_into_a_bounded_buffer_whatever_the_chunk_size",
             "crates/receipt/tests/command.rs::r4_fed_lines_run_the_command_to_the_end",
-            "crates/receipt/src/command.rs::r4_a_memory_probe_round_trips_through_its_text_form",
+            "crates/receipt/src/command.rs::r4_a_peak_report_round_trips_through_its_text_form",
+            "crates/receipt/src/command.rs::r4_the_peak_is_read_from_the_status_file",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -67,13 +71,13 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "R2",
         kind: Kind::Time,
-        title: "Time per line, a chunk of 10,000 generated lines at a time, in process (receipts into a reused buffer)",
+        title: "Time per line, one chunk of generated lines at a time, in process (receipts into a reused buffer)",
         run: throughput::R2,
         pinned_by: &[
             "crates/receipt/tests/workloads.rs::r2_a_chunk_runner_prints_what_the_processor_prints_every_round",
             "crates/receipt/tests/workloads.rs::r2_the_floors_see_every_line_and_every_byte",
+            "crates/receipt/tests/workloads.rs::r2_both_copies_of_each_workload_do_the_same_work",
             "crates/receipt/tests/receipt.rs::every_strategy_prints_the_same_bytes_for_a_generated_file",
-            "crates/receipt/src/strategies.rs::the_stack_strategys_open_order_carries_its_inline_buffer_when_moved",
         ],
         allocator_sensitive: true,
         needs: &[],
@@ -85,7 +89,7 @@ const EXPERIMENTS: &[Experiment] = &[
         run: stages::R5,
         pinned_by: pins!("workloads.rs":
             r5_every_stage_handles_every_line_of_the_generated_input,
-            r5_the_stages_are_listed_in_order_each_adding_to_the_last,
+            r5_each_stage_does_the_work_of_the_one_before_it_and_more,
         ),
         allocator_sensitive: false,
         needs: &[],
@@ -105,6 +109,8 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/tests/command.rs::usage_errors_show_the_usage_and_exit_2",
             "crates/receipt/tests/command.rs::io_errors_say_why_without_the_usage_and_exit_2",
             "crates/receipt/tests/command.rs::a_closed_output_pipe_ends_the_run_quietly_with_status_0",
+            "crates/receipt/tests/command.rs::r3_a_closed_output_after_a_rejected_line_exits_1",
+            "crates/receipt/tests/command.rs::r3_an_output_that_cannot_be_written_exits_2_and_says_why",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -129,9 +135,9 @@ fn receipt_binary() -> Option<PathBuf> {
     crate::command::beside(&std::env::current_exe().ok()?)
 }
 
-/// If this process was started as R4's intermediate process ([`crate::command::MEMORY_PROBE_VAR`]
-/// set), runs that one measurement, prints its result and returns the exit status; `None` for a
-/// normal run. The experiments binary calls this first.
-pub fn memory_probe_from_env() -> Option<ExitCode> {
+/// If this process was started as R4's measuring process, runs that one measurement, prints its
+/// result and returns the exit status; `None` for a normal run. The experiments binary calls this
+/// before anything else.
+pub fn peak_probe_from_env() -> Option<ExitCode> {
     memory::probe_from_env()
 }

@@ -2,7 +2,6 @@
 //! (`workloads::Stage`), timed in one interleaved run on R2's chunk; what each stage adds is a
 //! difference between consecutive stages, printed under the publish rule.
 
-use std::cell::RefCell;
 use std::hint::black_box;
 
 use lab::publish::Verdict;
@@ -11,14 +10,15 @@ use lab::table::{Cell, Claim, Columns};
 use lab::timing::{Measured, Schedule, Timing};
 use lab::{Kind, Table};
 
+use crate::generate::MENU;
 use crate::workloads::{self, CHUNK_LINES, Stage, Stages};
 
 pub(super) const R5: Function = lab::function!(r5_where_the_time_goes);
 
 /// The ratios stated under R5: a stage's time over another's, and what that says.
-const RATIOS: [(&str, Stage, Stage); 4] = [
+const RATIOS: [(&str, Stage, Stage); 3] = [
     (
-        "finding the line ends / the whole line (`+ write`)",
+        "finding the line ends (the floor) / the whole line (`+ write`)",
         Stage::LineEnds,
         Stage::Write,
     ),
@@ -28,37 +28,32 @@ const RATIOS: [(&str, Stage, Stage); 4] = [
         Stage::Write,
     ),
     (
-        "rendering its receipt line and the order's (`+ render`) / reading and checking the line (`+ display width`)",
+        "the order loop and the receipt (`+ render`) / reading and checking the line (`+ display width`)",
         Stage::Render,
         Stage::Width,
-    ),
-    (
-        "writing the receipts (`+ write`) / rendering them (`+ render`)",
-        Stage::Write,
-        Stage::Render,
     ),
 ];
 
 fn r5_where_the_time_goes(run: &Run) -> Vec<Table> {
     let input = workloads::chunk();
-    // Each stage keeps its own buffers and item cache, shared by its original and its twin.
-    let stages: Vec<RefCell<Stages>> = Stage::ALL
-        .iter()
-        .map(|_| RefCell::new(Stages::new()))
-        .collect();
+    let chunk = &input;
     let mut timing = Timing::new(run.config());
-    for (stage, state) in Stage::ALL.into_iter().zip(&stages) {
-        let input = &input;
-        timing.method(stage.name(), move || {
-            state.borrow_mut().run(stage, black_box(input))
-        });
+    for stage in Stage::MEASURED {
+        // Each copy keeps its own buffers and item cache: no stage finds another's cache filled.
+        let (mut original, mut twin) = (Stages::new(), Stages::new());
+        timing.method_pair(
+            stage.name(),
+            move || original.run::<0>(stage, black_box(chunk)),
+            move || twin.run::<1>(stage, black_box(chunk)),
+        );
     }
     let m = timing.run(Schedule::Interleaved);
 
     let mut table = run.own(r5_table(&m));
     table.note(m.protocol_note());
-    table.note(format!("One operation is R2's chunk, {} generated lines handed over in one piece (no line is cut by a chunk boundary); \"per line\" is the chunk's median divided by its lines. Every stage does the work of the ones above it, with the code the streaming strategy runs (the scanner is one function cut at a depth), so what a stage adds is the difference from the stage above, printed only where it beats both stages' noise.", Cell::count(CHUNK_LINES).render()));
-    table.note("`+ render` is the whole streaming strategy with its receipts discarded (`io::sink()`); `+ write` hands them to a writer that copies them into a reused buffer, as R2's `streaming` row does (R2 reads its chunk 64 KiB at a time).");
+    table.note(format!("One operation is R2's chunk, {} generated lines handed over in one piece (no line is cut by a chunk boundary); \"per line\" is the chunk's median divided by its lines. Each stage's twin runs a second copy of its code (`Stages::run::<1>`). What a stage adds is its difference from the row it is compared with (the row above; for the last row, `+ display width`), printed only where it beats both rows' noise.", Cell::count(CHUNK_LINES).render()));
+    table.note("The first row is the floor of any line-by-line work, not code the strategy runs: the scanner finds a line's end itself, walking its digits, so `+ split fields` adds the scanner's whole walk over the line, not splitting alone. The next four rows run the scanner cut at a depth in a loop of their own (every line through `black_box`); `+ render` is the whole streaming strategy with its receipts discarded (`io::sink()`), so what it adds is the order loop as well as the receipt text; `+ write` hands the receipts to a writer that copies them into a reused buffer, as R2's `streaming` row does.");
+    table.note(format!("`+ UTF-8 check` already settles a printable ASCII name whole: the pass that proves it ASCII also proves it free of control characters and gives its width. A Thai name is checked once per cache slot: its first line fills the item cache, every later line finds its answer there. So on this input, whose {} names (`generate::MENU`) repeat, `+ parse and check` adds mostly the numbers' arithmetic and `+ display width` adds little; the last row turns the cache off, and what it adds is what every line would pay for its name without the cache.", MENU.len()));
     table.note(super::copies_under_callgrind("`+ write`"));
     if m.expect(Stage::Write.name()).instructions().is_none() {
         table.note(m.instructions_note());
@@ -73,42 +68,40 @@ fn r5_where_the_time_goes(run: &Run) -> Vec<Table> {
     vec![table]
 }
 
-/// The stage whose instructions per line exceed the stage before it by the most, from the
-/// original copies' counts; not resolvable where they were not counted.
+/// The cumulative stage whose instructions per line exceed the stage before it by the most,
+/// from the original copies' counts; not resolvable where they were not counted.
 fn most_instructions(m: &Measured) -> Claim {
-    let counts: Option<Vec<f64>> = Stage::ALL
+    let count = |stage: Stage| {
+        m.expect(stage.name())
+            .instructions()
+            .map(|[original, _]| original)
+    };
+    let added: Option<Vec<(Stage, f64)>> = Stage::ALL
         .iter()
-        .map(|stage| {
-            m.expect(stage.name())
-                .instructions()
-                .map(|[original, _]| original)
+        .map(|&stage| {
+            let before = stage.compared_with().map_or(Some(0.0), count)?;
+            Some((stage, count(stage)? - before))
         })
         .collect();
-    let Some(counts) = counts else {
-        return Claim::NotResolvable;
-    };
-    let added = counts
-        .iter()
-        .enumerate()
-        .map(|(idx, &n)| n - idx.checked_sub(1).map_or(0.0, |before| counts[before]));
-    let most = added
-        .enumerate()
-        .max_by(|(_, a), (_, b)| a.total_cmp(b))
-        .map(|(idx, _)| Stage::ALL[idx]);
+    let most = added.and_then(|added| {
+        added
+            .into_iter()
+            .max_by(|(_, a), (_, b)| a.total_cmp(b))
+            .map(|(stage, _)| stage)
+    });
     most.map_or(Claim::NotResolvable, |stage| Claim::Verdict {
         text: format!("`{}`", stage.name()),
     })
 }
 
-/// A stage and the one before it (none for the first).
+/// A stage and the one it is compared with (none for the first).
 type Step = (Stage, Option<Stage>);
 
 fn r5_table(m: &Measured) -> Table {
     let lines = CHUNK_LINES as f64;
-    let steps: Vec<Step> = Stage::ALL
+    let steps: Vec<Step> = Stage::MEASURED
         .iter()
-        .enumerate()
-        .map(|(idx, &stage)| (stage, idx.checked_sub(1).map(|before| Stage::ALL[before])))
+        .map(|&stage| (stage, stage.compared_with()))
         .collect();
     let instructions = |stage: Stage| m.expect(stage.name()).instructions();
     Columns::new()
@@ -116,7 +109,7 @@ fn r5_table(m: &Measured) -> Table {
         .col("per line", |(stage, _): &Step| {
             Cell::Nanos(m.expect(stage.name()).median_ns() / lines)
         })
-        .col("added by this stage, per line", |(stage, before): &Step| {
+        .col("added, per line", |(stage, before): &Step| {
             let Some(before) = before else {
                 return Cell::Empty;
             };
@@ -135,12 +128,15 @@ fn r5_table(m: &Measured) -> Table {
                 Cell::Empty
             }
         })
-        .col("instructions per line (twin)", |(stage, _): &Step| {
-            instructions(*stage).map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
-                original: original / lines,
-                twin: twin / lines,
-            })
-        })
+        .col(
+            "instructions per line (twin, where it differs)",
+            |(stage, _): &Step| {
+                instructions(*stage).map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
+                    original: original / lines,
+                    twin: twin / lines,
+                })
+            },
+        )
         .col("instructions added", |(stage, before): &Step| {
             let (Some(this), Some(before)) = (instructions(*stage), before.and_then(instructions))
             else {
