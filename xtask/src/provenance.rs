@@ -86,11 +86,36 @@ pub fn check_snapshots(root: &Path, snapshots: &BTreeMap<&str, Snapshot>) -> Vec
         match changed(root, &["diff", "--name-only", commit, "HEAD"]) {
             Ok(files) if files.is_empty() => {}
             Ok(files) => errors.push(format!(
-                "docs/data/{chapter}.json was measured at commit {commit}; since then these measured sources changed:\n  {}\nRun `{REGENERATE}` from a clean tree at HEAD and commit docs/.",
-                files.join("\n  ")
+                "docs/data/{chapter}.json was measured at commit {commit}; since then {} measured source{} changed:\n  {}\nRun `{REGENERATE}` from a clean tree at HEAD and commit docs/.",
+                files.len(),
+                if files.len() == 1 { "" } else { "s" },
+                shortened(&files)
             )),
             Err(err) => errors.push(err),
         }
     }
     errors
+}
+
+/// A list of files for an error message, cut after the first ten.
+fn shortened(files: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut list = files[..files.len().min(SHOWN)].join("\n  ");
+    if files.len() > SHOWN {
+        list.push_str(&format!("\n  … and {} more", files.len() - SHOWN));
+    }
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shortened;
+
+    #[test]
+    fn a_long_list_of_changed_files_is_cut_after_ten() {
+        let files: Vec<String> = (0..12).map(|n| format!("f{n}")).collect();
+        let text = shortened(&files);
+        assert!(text.ends_with("f9\n  … and 2 more"), "{text}");
+        assert_eq!(shortened(&files[..2]), "f0\n  f1");
+    }
 }
