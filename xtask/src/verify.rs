@@ -245,7 +245,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         let record = MachineRecord {
             name: String::new(),
             environment: first.environment.clone(),
-            allocators: first.processes.iter().map(|g| g.label.clone()).collect(),
+            allocators: allocators_measured(&fresh),
             processes: options.common.processes,
             quick: options.common.quick,
             docs_commit: committed[selected[0].name].environment.commit.clone(),
@@ -277,6 +277,21 @@ pub fn run(options: &Options) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Every allocator the fresh run measured under, with its version, in allocator order.
+fn allocators_measured(fresh: &BTreeMap<&str, Snapshot>) -> Vec<String> {
+    let mut groups: Vec<(lab::protocol::Allocator, &str)> = fresh
+        .values()
+        .flat_map(|s| &s.processes)
+        .map(|g| (g.allocator, g.label.as_str()))
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+        .into_iter()
+        .map(|(_, label)| label.to_owned())
+        .collect()
 }
 
 fn slug(text: &str) -> String {
