@@ -250,6 +250,9 @@ fn an_owned_guard_is_static_and_send_and_keeps_its_pool_alive() {
 fn trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss() {
     let pool = BufferPool::<u8>::new(PoolConfig::default());
     let (cached, trimmed, checked) = (Barrier::new(2), Barrier::new(2), Barrier::new(2));
+    // The thread stays alive until `after` is read: as it exits it sends its cache down to the
+    // shared stacks, and a snapshot taken meanwhile may count that buffer in both places.
+    let read = Barrier::new(2);
     std::thread::scope(|s| {
         s.spawn(|| {
             drop(pool.rent(1000)); // 1 KiB cached on this thread
@@ -257,6 +260,7 @@ fn trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss(
             trimmed.wait();
             drop(pool.rent(16)); // a miss: the slow path honours the trim request
             checked.wait();
+            read.wait();
         });
         drop(pool.rent(100)); // 128 B cached on this thread
         cached.wait();
@@ -266,6 +270,7 @@ fn trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss(
         trimmed.wait();
         checked.wait();
         let after = pool.stats().retained_bytes;
+        read.wait();
         assert_eq!(
             (before, released),
             (1024 + 128, 128),
