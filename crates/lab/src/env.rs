@@ -155,22 +155,25 @@ pub fn wait_with_peak_rss(
     ))
 }
 
+/// The C library's version as `getconf GNU_LIBC_VERSION` prints it, trimmed (`glibc 2.36`).
+/// `None` if the command cannot be run, fails or prints nothing (a C library other than glibc).
+fn glibc_version_text() -> Option<String> {
+    Command::new("getconf")
+        .arg("GNU_LIBC_VERSION")
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
 /// The allocator of this process, named with its version where it can be read.
 pub fn allocator_label(allocator: crate::protocol::Allocator) -> String {
     match allocator {
-        crate::protocol::Allocator::System => {
-            let glibc = Command::new("getconf")
-                .arg("GNU_LIBC_VERSION")
-                .output()
-                .ok()
-                .filter(|out| out.status.success())
-                .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-                .filter(|v| !v.is_empty());
-            match glibc {
-                Some(version) => format!("{version} malloc (the system allocator)"),
-                None => "the system allocator".to_owned(),
-            }
-        }
+        crate::protocol::Allocator::System => match glibc_version_text() {
+            Some(version) => format!("{version} malloc (the system allocator)"),
+            None => "the system allocator".to_owned(),
+        },
         crate::protocol::Allocator::Mimalloc => mimalloc_label(),
     }
 }

@@ -417,7 +417,14 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
     } else {
         ProcessRole::Final
     };
-    let groups = process_groups(allocator, &replicas);
+    // Read once: naming the system allocator runs `getconf`.
+    let label = crate::env::allocator_label(allocator);
+    // Only the final process reports its process groups; `begin` takes the replicas.
+    let groups = if role == ProcessRole::Final {
+        process_groups(allocator, &label, &replicas)
+    } else {
+        Vec::new()
+    };
     protocol::begin(role, allocator, replicas);
     let started = Instant::now();
     let mut tables = Vec::new();
@@ -481,7 +488,7 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
         let file = ReplicaFile {
             chapter: name.to_owned(),
             allocator,
-            allocator_label: crate::env::allocator_label(allocator),
+            allocator_label: label,
             replica: args.replica,
             quick: args.settings.quick,
             runs: protocol::produced(),
@@ -491,7 +498,7 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
     }
     let snapshot = Snapshot {
         chapter: name.to_owned(),
-        environment: Environment::collect(crate::env::allocator_label(allocator)),
+        environment: Environment::collect(label),
         quick: args.settings.quick,
         duration_s: started.elapsed().as_secs_f64(),
         processes: groups,
@@ -543,8 +550,13 @@ fn execution_order(experiments: &'static [Experiment]) -> Result<Vec<&'static Ex
     Ok(ordered)
 }
 
-/// The processes behind the final process's timed tables, per allocator.
-fn process_groups(allocator: Allocator, replicas: &[ReplicaFile]) -> Vec<ProcessGroup> {
+/// The processes behind the final process's timed tables, per allocator: the replicas', and this
+/// process's own under `allocator`, named `label`.
+fn process_groups(
+    allocator: Allocator,
+    label: &str,
+    replicas: &[ReplicaFile],
+) -> Vec<ProcessGroup> {
     let mut groups: Vec<ProcessGroup> = Vec::new();
     let mut add = |a: Allocator, label: &str| match groups.iter_mut().find(|g| g.allocator == a) {
         Some(group) => group.processes += 1,
@@ -558,7 +570,7 @@ fn process_groups(allocator: Allocator, replicas: &[ReplicaFile]) -> Vec<Process
     for replica in replicas {
         add(replica.allocator, &replica.allocator_label);
     }
-    add(allocator, &crate::env::allocator_label(allocator));
+    add(allocator, label);
     groups.sort_by_key(|g| g.allocator);
     groups
 }

@@ -104,6 +104,13 @@ pub enum Claim {
 }
 
 impl Claim {
+    /// A target judged once, from exact figures (counts, instructions): `met` or `missed`.
+    pub fn met(yes: bool) -> Self {
+        Claim::Verdict {
+            text: if yes { "met" } else { "missed" }.to_owned(),
+        }
+    }
+
     /// A timed ratio under the publish rule.
     pub fn ratio(verdict: RatioVerdict, precision: f64) -> Self {
         match verdict {
@@ -154,12 +161,12 @@ impl Claim {
                 if publish::shows_range(*value, *lo, *hi, *precision) {
                     format!(
                         "{}× ({}–{})",
-                        claim_number(*value),
-                        claim_number(*lo),
-                        claim_number(*hi)
+                        ratio_number(*value, 2),
+                        ratio_number(*lo, 2),
+                        ratio_number(*hi, 2)
                     )
                 } else {
-                    format!("{}×", claim_number(*value))
+                    format!("{}×", ratio_number(*value, 2))
                 }
             }
             Claim::Verdict { text } => text.replace('|', "\\|"),
@@ -181,29 +188,21 @@ impl Claim {
     }
 }
 
-/// A ratio's number: three significant digits, or `1/N` below 0.01 (`0.000042` is `1/23,800`).
-fn ratio_number(r: f64) -> String {
+/// A ratio's number to `digits` significant digits, or `1/N` below 0.01 (`0.000042` is
+/// `1/23,800` at three): three for a [`Cell::Ratio`], two for a timed ratio's [`Claim`].
+fn ratio_number(r: f64, digits: i32) -> String {
     if r > 0.0 && r < 0.01 {
-        format!("1/{}", thousands(round_significant(1.0 / r, 3) as u64))
+        format!("1/{}", thousands(round_significant(1.0 / r, digits) as u64))
     } else {
-        significant(r, 3)
-    }
-}
-
-/// A timed ratio's number: two significant digits, or `1/N` below 0.01.
-fn claim_number(r: f64) -> String {
-    if r > 0.0 && r < 0.01 {
-        format!("1/{}", thousands(round_significant(1.0 / r, 2) as u64))
-    } else {
-        significant(r, 2)
+        significant(r, digits)
     }
 }
 
 fn ratio_text(r: f64) -> String {
     if r > 0.0 && r < 0.01 {
-        ratio_number(r)
+        ratio_number(r, 3)
     } else {
-        format!("{}×", ratio_number(r))
+        format!("{}×", ratio_number(r, 3))
     }
 }
 

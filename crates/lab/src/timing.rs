@@ -222,10 +222,6 @@ impl<'a> Timing<'a> {
     where
         F: FnMut() -> R + Clone + 'a,
     {
-        assert!(
-            self.entries.iter().all(|e| e.role != Role::Floor),
-            "a table has one floor"
-        );
         self.push(name, Role::Floor, f)
     }
 
@@ -255,10 +251,6 @@ impl<'a> Timing<'a> {
         F0: FnMut() -> R + 'a,
         F1: FnMut() -> R + 'a,
     {
-        assert!(
-            self.entries.iter().all(|e| e.role != Role::Floor),
-            "a table has one floor"
-        );
         self.insert(name, Role::Floor, original, twin)
     }
 
@@ -274,6 +266,10 @@ impl<'a> Timing<'a> {
         F0: FnMut() -> R + 'a,
         F1: FnMut() -> R + 'a,
     {
+        assert!(
+            role != Role::Floor || self.entries.iter().all(|e| e.role != Role::Floor),
+            "a table has one floor"
+        );
         assert!(
             self.entries.iter().all(|e| e.name != name),
             "two methods named `{name}`"
@@ -695,6 +691,15 @@ impl<'a> Method<'a> {
         self.figures().spread_pct()
     }
 
+    /// The between-process spread as a cell: — when a single process measured the method.
+    pub fn spread_cell(&self) -> Cell {
+        if self.results.len() > 1 {
+            Cell::Percent(self.spread_pct())
+        } else {
+            Cell::Empty
+        }
+    }
+
     /// The quartiles over rounds: the median over processes of each process's quartile.
     pub fn iqr_ns(&self) -> (f64, f64) {
         let p25: Vec<f64> = self.results.iter().map(|r| r.p25_ns).collect();
@@ -1024,13 +1029,7 @@ impl Measured {
             .col(whose("twin disagreement"), |m: &Method<'_>| {
                 Cell::Percent(m.twin_disagreement_pct())
             })
-            .col(whose("between processes"), move |m: &Method<'_>| {
-                if self.process_count() > 1 {
-                    Cell::Percent(m.spread_pct())
-                } else {
-                    Cell::Empty
-                }
-            })
+            .col(whose("between processes"), Method::spread_cell)
             .col(whose("minus floor"), move |m: &Method<'_>| {
                 match (&floor, m.role()) {
                     (Some(floor), Role::Method) => self.difference_cell(m.name(), floor),

@@ -8,10 +8,11 @@
 
 use std::hint::black_box;
 use std::mem::MaybeUninit;
-use std::sync::{Arc, Barrier, Mutex, PoisonError};
+use std::sync::{Arc, Barrier, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::cache::lock;
 use crate::{BufferPool, ClearPolicy, PoolConfig, VecPool};
 
 /// The seed's first order line: 41 bytes of UTF-8 (the dish name is 9 characters, 27 bytes).
@@ -560,10 +561,6 @@ impl Drop for ContentionWorkers {
             let _ = handle.join();
         }
     }
-}
-
-fn lock<X>(mutex: &Mutex<X>) -> std::sync::MutexGuard<'_, X> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A worker's life: wait for a job, do it, report, until told to stop.

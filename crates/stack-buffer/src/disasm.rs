@@ -19,9 +19,11 @@
 //! assert_eq!(read.verdict(), Verdict::InlineStores { bytes: 32 });
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// What one function's machine code does about zeroing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -244,6 +246,67 @@ fn run(command: &mut Command, what: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// `nm -C -S --defined-only` of `binary`, run once per path in a process and kept: the
+/// binaries read here (this executable, a test's compiled fixture) do not change while it runs.
+fn symbol_listing(binary: &Path) -> Result<Arc<str>, String> {
+    static LISTINGS: OnceLock<Mutex<HashMap<PathBuf, Arc<str>>>> = OnceLock::new();
+    let listings = LISTINGS.get_or_init(Mutex::default);
+    let cached = listings
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(binary)
+        .cloned();
+    if let Some(listing) = cached {
+        return Ok(listing);
+    }
+    let listing: Arc<str> = run(
+        Command::new("nm")
+            .args(["-C", "-S", "--defined-only"])
+            .arg(binary),
+        "nm",
+    )?
+    .into();
+    listings
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(binary.to_path_buf(), Arc::clone(&listing));
+    Ok(listing)
+}
+
+/// The address and size of every function called `symbol` in `binary`, as [`symbol_ranges`]
+/// reads them from `nm`.
+///
+/// # Errors
+/// If `nm` cannot be run or fails, or no such function is in the binary.
+fn ranges_of(binary: &Path, symbol: &str) -> Result<Vec<(u64, u64)>, String> {
+    let ranges = symbol_ranges(&symbol_listing(binary)?, symbol);
+    if ranges.is_empty() {
+        return Err(format!("`{symbol}` not found in {}", binary.display()));
+    }
+    Ok(ranges)
+}
+
+/// Disassembles the `size` bytes of `symbol` at `address` in `binary` with `objdump -d` and
+/// reads its zeroing.
+///
+/// # Errors
+/// If `objdump` cannot be run or fails, or prints no code for the function.
+fn read_range(binary: &Path, symbol: &str, address: u64, size: u64) -> Result<Disassembly, String> {
+    let text = run(
+        Command::new("objdump")
+            .args(["-d", "-C", "--no-show-raw-insn"])
+            .arg(format!("--start-address={address:#x}"))
+            .arg(format!("--stop-address={:#x}", address + size))
+            .arg(binary),
+        "objdump",
+    )?;
+    let body = function_body(&text, symbol);
+    if body.is_empty() {
+        return Err(format!("`{symbol}` at {address:#x}: no code"));
+    }
+    Ok(read_zeroing(&body))
+}
+
 /// Finds every function called `symbol` in `binary` (its demangled path, e.g.
 /// `stack_buffer::workloads::zeroed_2k`; the copies of a generic function share it) with `nm`,
 /// disassembles each with `objdump -d`, and reads its zeroing: `(address, reading)` in
@@ -253,42 +316,19 @@ fn run(command: &mut Command, what: &str) -> Result<String, String> {
 /// If `nm` or `objdump` cannot be run or fails, or no such function is in the binary (inlined
 /// everywhere, or a wrong name).
 pub fn disassemble_all(binary: &Path, symbol: &str) -> Result<Vec<(u64, Disassembly)>, String> {
-    let symbols = run(
-        Command::new("nm")
-            .args(["-C", "-S", "--defined-only"])
-            .arg(binary),
-        "nm",
-    )?;
-    let ranges = symbol_ranges(&symbols, symbol);
-    if ranges.is_empty() {
-        return Err(format!("`{symbol}` not found in {}", binary.display()));
-    }
-    ranges
+    ranges_of(binary, symbol)?
         .into_iter()
-        .map(|(address, size)| {
-            let text = run(
-                Command::new("objdump")
-                    .args(["-d", "-C", "--no-show-raw-insn"])
-                    .arg(format!("--start-address={address:#x}"))
-                    .arg(format!("--stop-address={:#x}", address + size))
-                    .arg(binary),
-                "objdump",
-            )?;
-            let body = function_body(&text, symbol);
-            if body.is_empty() {
-                return Err(format!("`{symbol}` at {address:#x}: no code"));
-            }
-            Ok((address, read_zeroing(&body)))
-        })
+        .map(|(address, size)| Ok((address, read_range(binary, symbol, address, size)?)))
         .collect()
 }
 
-/// [`disassemble_all`]'s first function of that name.
+/// [`disassemble_all`]'s first function of that name (the only one disassembled).
 ///
 /// # Errors
 /// As [`disassemble_all`].
 pub fn disassemble(binary: &Path, symbol: &str) -> Result<Disassembly, String> {
-    Ok(disassemble_all(binary, symbol)?[0].1)
+    let (address, size) = ranges_of(binary, symbol)?[0];
+    read_range(binary, symbol, address, size)
 }
 
 #[cfg(test)]

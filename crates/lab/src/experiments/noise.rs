@@ -260,13 +260,7 @@ fn m8_between_processes(measured: &Measured) -> Table {
         .col("largest twin disagreement", |m: &Method<'_>| {
             Cell::Percent(m.twin_disagreement_pct())
         })
-        .col("between processes", |m: &Method<'_>| {
-            if k > 1 {
-                Cell::Percent(m.spread_pct())
-            } else {
-                Cell::Empty
-            }
-        })
+        .col("between processes", Method::spread_cell)
         .table(
             "M8",
             Kind::Time,

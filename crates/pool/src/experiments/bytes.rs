@@ -8,7 +8,7 @@ use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
 
-use super::{SEED_ITALIC, bytes, warm};
+use super::{SEED_ITALIC, bytes, seed_cell, warm};
 use crate::workloads::{self, FIRST_LINE, LINE_BUFFER};
 use crate::{BufferPool, PoolConfig, SHARED_MAX_LEN, shared};
 
@@ -220,13 +220,7 @@ fn p3_cold_to_warm(run: &Run) -> Vec<Table> {
                 Cell::Bytes(s.stats.bytes_allocated)
             })
             .col("allocations", |s: &Step| Cell::Count(s.stats.allocs))
-            .col("seed (.NET)", |s: &Step| {
-                if s.seed.is_empty() {
-                    Cell::Empty
-                } else {
-                    Cell::Seed(s.seed.into())
-                }
-            })
+            .col("seed (.NET)", |s: &Step| seed_cell(s.seed))
             .table("P3", Kind::Count, "", &steps),
     );
     table.note(format!(

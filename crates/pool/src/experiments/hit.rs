@@ -78,14 +78,8 @@ fn p9_time(run: &Run) -> Vec<Table> {
 /// count, original and twin, decides it (*not resolvable* where none were counted).
 fn instruction_target(m: &Measured, method: &str, at_most: f64) -> Claim {
     match m.expect(method).instructions() {
-        Some([original, twin]) => met(original.max(twin) <= at_most),
+        Some([original, twin]) => Claim::met(original.max(twin) <= at_most),
         None => Claim::NotResolvable,
-    }
-}
-
-fn met(yes: bool) -> Claim {
-    Claim::Verdict {
-        text: if yes { "met" } else { "missed" }.to_owned(),
     }
 }
 
@@ -173,7 +167,7 @@ fn p10_hit(run: &Run) -> Vec<Table> {
         "the same target on instructions above the floor's",
         match (above_floor(&m, HIT_POOL), above_floor(&m, HIT_UNZEROED)) {
             (Some(pool_adds), Some(unzeroed_adds)) => {
-                met(pool_adds <= DOTNET_RATIO * unzeroed_adds)
+                Claim::met(pool_adds <= DOTNET_RATIO * unzeroed_adds)
             }
             _ => Claim::NotResolvable,
         },

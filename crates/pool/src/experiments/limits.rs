@@ -9,7 +9,7 @@ use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
 
-use super::{SEED_ITALIC, warm};
+use super::{SEED_ITALIC, seed_cell, warm};
 use crate::workloads::{self, LINE_BUFFER};
 use crate::{BufferPool, PoolConfig, Rented, SHARED_MAX_LEN, shared};
 
@@ -192,13 +192,7 @@ fn p8_ceiling(run: &Run) -> Vec<Table> {
                 Cell::Bytes(o.bytes)
             })
             .col("capacity", |(_, o): &Row<'_>| Cell::count(o.capacity))
-            .col("seed (.NET)", |(c, _): &Row<'_>| {
-                if c.seed.is_empty() {
-                    Cell::Empty
-                } else {
-                    Cell::Seed(c.seed.into())
-                }
-            })
+            .col("seed (.NET)", |(c, _): &Row<'_>| seed_cell(c.seed))
             .table("P8", Kind::Count, "", &rows),
     );
     table.note("One element above the largest bucket is allocated at exactly the requested size — no rounding, no overshoot — and freed when given back. The largest bucket is `max_len` rounded up to a power of two, so a request above `max_len` but within that bucket is pooled like any other (the last row).");
@@ -353,13 +347,6 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
         ),
         other_thread("… then that thread exits", after_exit),
     ];
-    let seed = |s: &'static str| {
-        if s.is_empty() {
-            Cell::Empty
-        } else {
-            Cell::Seed(s.into())
-        }
-    };
     let bytes = |n: Option<u64>| n.map_or(Cell::Empty, Cell::Bytes);
     let mut table = run.own(
         Columns::new()
@@ -367,8 +354,10 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
             .col("bytes allocated", |r: &Kept| bytes(r.allocated))
             .col("bytes freed", |r: &Kept| bytes(r.freed))
             .col("bytes the pool holds after", |r: &Kept| bytes(r.held_after))
-            .col("seed: bytes allocated", |r: &Kept| seed(r.seed_allocated))
-            .col("seed: held after", |r: &Kept| seed(r.seed_held))
+            .col("seed: bytes allocated", |r: &Kept| {
+                seed_cell(r.seed_allocated)
+            })
+            .col("seed: held after", |r: &Kept| seed_cell(r.seed_held))
             .table("P9", Kind::Count, "", &rows),
     );
     table.note(format!("A 64-byte buffer is cheap to allocate and free (the allocator's size-class caches are a pool already); its time is in P9-time. A `Rented<u8>` is {} B on the stack — the buffer, its length and the pool — so there is no heap object per rent, unlike .NET's `MemoryPool` (an `IMemoryOwner` per rent).", std::mem::size_of::<Rented<'_, u8>>()));

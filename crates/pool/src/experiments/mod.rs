@@ -256,6 +256,15 @@ const EXPERIMENTS: &[Experiment] = &[
 /// The line under every table that shows seed `000`'s figures in italics.
 const SEED_ITALIC: &str = "*Italic*: seed `000`'s figures (machine under *Sources*).";
 
+/// A seed figure in italics, or an empty cell where the seed has none.
+fn seed_cell(s: &str) -> Cell {
+    if s.is_empty() {
+        Cell::Empty
+    } else {
+        Cell::Seed(s.into())
+    }
+}
+
 /// Bytes `f` allocates on this thread (its result kept from the optimiser).
 fn bytes(f: impl FnOnce() -> u8) -> u64 {
     count(|| black_box(f())).1.bytes_allocated

@@ -139,11 +139,7 @@ fn p12_contention(run: &Run) -> Vec<Table> {
                 Cell::Percent(r.t.m.expect(r.source.label()).twin_disagreement_pct())
             })
             .col("between processes", |r: &Row<'_>| {
-                if r.t.m.process_count() > 1 {
-                    Cell::Percent(r.t.m.expect(r.source.label()).spread_pct())
-                } else {
-                    Cell::Empty
-                }
+                r.t.m.expect(r.source.label()).spread_cell()
             })
             .table("P12", Kind::Time, "", &rows),
     );

@@ -122,14 +122,7 @@ impl Row {
 fn target(strategies: &[Strategy], holds: impl Fn(Strategy) -> Option<bool>) -> Claim {
     let outcomes: Option<Vec<bool>> = strategies.iter().map(|&s| holds(s)).collect();
     match outcomes {
-        Some(all) => Claim::Verdict {
-            text: if all.iter().all(|&ok| ok) {
-                "met"
-            } else {
-                "missed"
-            }
-            .to_owned(),
-        },
+        Some(all) => Claim::met(all.iter().all(|&ok| ok)),
         None => Claim::NotResolvable,
     }
 }

@@ -122,11 +122,7 @@ fn r5_table(m: &Measured) -> Table {
             Cell::Percent(m.expect(stage.name()).twin_disagreement_pct())
         })
         .col("between processes", |(stage, _): &Step| {
-            if m.process_count() > 1 {
-                Cell::Percent(m.expect(stage.name()).spread_pct())
-            } else {
-                Cell::Empty
-            }
+            m.expect(stage.name()).spread_cell()
         })
         .col(
             "instructions per line (twin, where it differs)",

@@ -90,9 +90,7 @@ fn r2_time_per_line(run: &Run) -> Vec<Table> {
     table.conclude(
         format!("target: `streaming` at most {INSTRUCTIONS_TARGET} instructions per line for the whole command under callgrind, on {} generated lines, because one pass that checks a line and writes its receipt line in place should need a few instructions per byte read and written", Cell::count(COMMAND_LINES).render()),
         match command {
-            Ok(total) => Claim::Verdict {
-                text: if total <= INSTRUCTIONS_TARGET * COMMAND_LINES { "met" } else { "missed" }.to_owned(),
-            },
+            Ok(total) => Claim::met(total <= INSTRUCTIONS_TARGET * COMMAND_LINES),
             Err(_) => Claim::NotResolvable,
         },
     );
@@ -131,13 +129,7 @@ fn r2_table(m: &Measured, chunk_bytes: usize) -> Table {
         .col("twin disagreement", |r: &Method<'_>| {
             Cell::Percent(r.twin_disagreement_pct())
         })
-        .col("between processes", |r: &Method<'_>| {
-            if m.process_count() > 1 {
-                Cell::Percent(r.spread_pct())
-            } else {
-                Cell::Empty
-            }
-        })
+        .col("between processes", Method::spread_cell)
         .col(
             "instructions per line (twin, where it differs)",
             |r: &Method<'_>| {

@@ -10,7 +10,10 @@
 //! its functions with `lab::function!`, so a table's footer gives the file to open.
 
 use lab::report::{Chapter, Experiment, Source};
+use lab::timing::Measurements;
 use lab::{Cell, Kind};
+
+use crate::spans::Span;
 
 mod codegen;
 mod compiler;
@@ -232,4 +235,10 @@ fn bytes_label(bytes: usize) -> String {
 /// An order size as the verdicts name it: `N = 16`.
 fn items(n: usize) -> String {
     format!("N = {n}")
+}
+
+/// A method's span in one process: its median and its twin's.
+fn method_span(p: &Measurements, name: &str) -> Span {
+    let r = p.expect(name);
+    Span::of(&[r.median_ns, r.twin.median_ns])
 }

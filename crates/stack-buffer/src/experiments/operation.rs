@@ -7,12 +7,12 @@ use lab::protocol::Allocator;
 use lab::publish::{self, Figures, Pair, RATIO_PRECISION, Verdict};
 use lab::report::{Function, Run};
 use lab::table::{Claim, Columns};
-use lab::timing::{Measured, Measurements, Schedule, Timing, agree};
+use lab::timing::{BySize, Measured, Measurements, Schedule, Timing, agree};
 use lab::verdicts::{describe_sizes, sizes_where};
 use lab::{Cell, Kind, Table};
 use pool::{BufferPool, PoolConfig};
 
-use super::{items, pair};
+use super::{items, method_span, pair};
 use crate::spans::{self, Span};
 use crate::workloads::{self, S7_ITEMS, pack_copy};
 use crate::{
@@ -41,12 +41,6 @@ macro_rules! copy_pair {
             move || pack_copy::<$twin>(black_box(order), strategy),
         );
     }};
-}
-
-/// One order size's run.
-struct Size {
-    n: usize,
-    m: Measured,
 }
 
 fn time_size(run: &Run, n: usize, order: &[Item]) -> Measured {
@@ -98,12 +92,6 @@ fn copies_span(p: &Measurements, strategy: Scratch) -> Span {
     Span::of(&figures)
 }
 
-/// A method and its twin in one process.
-fn method_span(p: &Measurements, name: &str) -> Span {
-    let r = p.expect(name);
-    Span::of(&[r.median_ns, r.twin.median_ns])
-}
-
 /// `a / b` for the whole operation, from the copies, under the publish rule.
 fn copies_ratio(m: &Measured, a: Scratch, b: Scratch) -> Claim {
     Claim::ratio(
@@ -138,38 +126,38 @@ fn yes_no(answer: Option<bool>) -> Option<String> {
 }
 
 fn s7_full_operation(run: &Run) -> Vec<Table> {
-    let sizes: Vec<Size> = S7_ITEMS
+    let sizes: Vec<BySize> = S7_ITEMS
         .iter()
-        .map(|&n| Size {
-            n,
+        .map(|&n| BySize {
+            size: n,
             m: time_size(run, n, &workloads::s7_order(n)),
         })
         .collect();
     vec![copies_table(run, &sizes), dilution_table(&sizes)]
 }
 
-fn copies_table(run: &Run, sizes: &[Size]) -> Table {
-    let rows: Vec<(&Size, Scratch)> = sizes
+fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
+    let rows: Vec<(&BySize, Scratch)> = sizes
         .iter()
         .flat_map(|s| Scratch::ALL.map(|strategy| (s, strategy)))
         .collect();
-    let medians = |(s, strategy): &(&Size, Scratch)| -> Vec<f64> {
+    let medians = |(s, strategy): &(&BySize, Scratch)| -> Vec<f64> {
         (1..=COPIES)
             .map(|c| s.m.expect(&copy(*strategy, c)).median_ns())
             .collect()
     };
     let mut columns = Columns::new()
-        .col("N items", |(s, _): &(&Size, Scratch)| Cell::count(s.n))
-        .col("strategy", |(_, strategy): &(&Size, Scratch)| {
+        .col("N items", |(s, _): &(&BySize, Scratch)| Cell::count(s.size))
+        .col("strategy", |(_, strategy): &(&BySize, Scratch)| {
             Cell::text(format!("`{strategy:?}`"))
         });
     for c in 1..=COPIES {
         columns = columns.col(
             format!("copy {c}"),
-            move |(s, strategy): &(&Size, Scratch)| s.m.expect(&copy(*strategy, c)).median_cell(),
+            move |(s, strategy): &(&BySize, Scratch)| s.m.expect(&copy(*strategy, c)).median_cell(),
         );
     }
-    let worst = |(s, strategy): &(&Size, Scratch),
+    let worst = |(s, strategy): &(&BySize, Scratch),
                  noise: &dyn Fn(&lab::timing::Method<'_>) -> f64| {
         (1..=COPIES)
             .map(|c| noise(&s.m.expect(&copy(*strategy, c))))
@@ -177,17 +165,17 @@ fn copies_table(run: &Run, sizes: &[Size]) -> Table {
     };
     let mut table = run.own(
         columns
-            .col("spread of the three", move |row: &(&Size, Scratch)| {
+            .col("spread of the three", move |row: &(&BySize, Scratch)| {
                 let span = Span::of(&medians(row));
                 Cell::Percent(100.0 * (span.hi - span.lo) / span.lo)
             })
             .col(
                 "largest twin disagreement",
-                move |row: &(&Size, Scratch)| {
+                move |row: &(&BySize, Scratch)| {
                     Cell::Percent(worst(row, &|m| m.twin_disagreement_pct()))
                 },
             )
-            .col("between processes", move |row: &(&Size, Scratch)| {
+            .col("between processes", move |row: &(&BySize, Scratch)| {
                 if row.0.m.process_count() > 1 {
                     Cell::Percent(worst(row, &|m| m.spread_pct()))
                 } else {
@@ -196,7 +184,7 @@ fn copies_table(run: &Run, sizes: &[Size]) -> Table {
             })
             .col(
                 "/ Heap (the copies' median)",
-                |(s, strategy): &(&Size, Scratch)| {
+                |(s, strategy): &(&BySize, Scratch)| {
                     if *strategy == Scratch::Heap {
                         Cell::Empty
                     } else {
@@ -214,20 +202,20 @@ fn copies_table(run: &Run, sizes: &[Size]) -> Table {
     table
 }
 
-fn dilution_table(sizes: &[Size]) -> Table {
+fn dilution_table(sizes: &[BySize]) -> Table {
     let mimalloc = sizes[0].m.under(Allocator::Mimalloc).is_some();
     let mut table = Columns::new()
-        .col("N items", |s: &Size| Cell::count(s.n))
-        .col("Stack / Heap, the touch only", |s: &Size| {
+        .col("N items", |s: &BySize| Cell::count(s.size))
+        .col("Stack / Heap, the touch only", |s: &BySize| {
             s.m.ratio_cell(TOUCH_STACK, TOUCH_HEAP)
         })
-        .col("Stack / Heap, the whole operation", |s: &Size| {
+        .col("Stack / Heap, the whole operation", |s: &BySize| {
             Cell::Claim(copies_ratio(&s.m, Scratch::Stack, Scratch::Heap))
         })
-        .col("closer to 1×, beyond the copies' spread?", |s: &Size| {
+        .col("closer to 1×, beyond the copies' spread?", |s: &BySize| {
             Cell::Claim(s.m.verdict(|p| yes_no(dilutes(p))))
         })
-        .col("faster: Hybrid or Pool?", |s: &Size| {
+        .col("faster: Hybrid or Pool?", |s: &BySize| {
             Cell::Claim(s.m.verdict(|p| {
                 copies_faster(p, Scratch::Hybrid, Scratch::Pool)
                     .map(|h| if h { "Hybrid" } else { "Pool" }.to_owned())
@@ -236,7 +224,7 @@ fn dilution_table(sizes: &[Size]) -> Table {
         .col_if(
             mimalloc,
             "Stack / Heap, the whole operation, under mimalloc",
-            |s: &Size| {
+            |s: &BySize| {
                 s.m.under(Allocator::Mimalloc).map_or(Cell::Empty, |mm| {
                     Cell::Claim(copies_ratio(mm, Scratch::Stack, Scratch::Heap))
                 })
@@ -255,7 +243,7 @@ fn dilution_table(sizes: &[Size]) -> Table {
         agree(sizes[0].m.process_count(), |p| {
             let outcomes: Vec<(usize, Option<bool>)> = sizes
                 .iter()
-                .map(|s| (s.n, answer(&s.m.processes[p])))
+                .map(|s| (s.size, answer(&s.m.processes[p])))
                 .collect();
             Some(describe_sizes(
                 &sizes_where(&outcomes),

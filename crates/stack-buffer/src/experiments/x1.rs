@@ -119,18 +119,12 @@ fn x1_stack(run: &Run) -> Vec<Table> {
             );
         }
     }
-    let fitting: Vec<BySize> = s1
+    let mimalloc = BySize::under(&s1, Allocator::Mimalloc).unwrap_or_default();
+    let fitting: Vec<&BySize> = mimalloc
         .iter()
         .filter(|s| s.size <= MAX_STACK_ITEMS)
-        .filter_map(|s| {
-            s.m.under(Allocator::Mimalloc).map(|m| BySize {
-                size: s.size,
-                m: m.clone(),
-            })
-        })
         .collect();
     if !fitting.is_empty() {
-        let fitting: Vec<&BySize> = fitting.iter().collect();
         table.conclude(
             "under mimalloc, the sizes at which the zeroed 2 KiB cap is faster than `vec![0.0; 2N]` (S2 gives the same under glibc)",
             BySize::sizes_where_faster(&fitting, STACK, HEAP, items),

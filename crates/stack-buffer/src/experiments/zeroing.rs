@@ -10,7 +10,7 @@ use lab::timing::{Measured, Measurements, Schedule, Timing, agree};
 use lab::verdicts::{describe_sizes, sizes_where};
 use lab::{Cell, Kind, Table};
 
-use super::{SEED_CELLS, bytes_label, pair};
+use super::{SEED_CELLS, bytes_label, method_span, pair};
 use crate::disasm;
 use crate::heap::{self, AROUND_THE_CACHE_LIMIT, Request};
 use crate::spans::{Span, below};
@@ -75,14 +75,8 @@ impl Size {
 
     /// This process's span of zeroed − unzeroed on the stack (each method and its twin).
     fn zeroing(&self, p: &Measurements) -> Span {
-        span(p, &self.zeroed).minus(span(p, &self.uninit))
+        method_span(p, &self.zeroed).minus(method_span(p, &self.uninit))
     }
-}
-
-/// A method's span in one process: its median and its twin's.
-fn span(p: &Measurements, name: &str) -> Span {
-    let method = p.expect(name);
-    Span::of(&[method.median_ns, method.twin.median_ns])
 }
 
 /// Registers both copies of a measured function, called through their pointers.
@@ -181,7 +175,7 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
         m.verdict(|p| {
             let signs: Option<Vec<bool>> = large
                 .iter()
-                .map(|s| s.zeroing(p).minus(span(p, &s.uninit)).sign())
+                .map(|s| s.zeroing(p).minus(method_span(p, &s.uninit)).sign())
                 .collect();
             signs.map(|all| if all.iter().all(|&d| d) { "yes" } else { "no" }.to_owned())
         }),
@@ -359,8 +353,8 @@ impl Rate {
 
     /// This process's span of the rate, bytes per ns, if the cost is positive whichever twin.
     fn span(&self, p: &Measurements) -> Option<Span> {
-        span(p, &self.with)
-            .minus(span(p, &self.without))
+        method_span(p, &self.with)
+            .minus(method_span(p, &self.without))
             .reciprocal(self.bytes as f64)
     }
 }
