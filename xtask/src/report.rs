@@ -27,6 +27,8 @@ pub struct Chapter {
     /// The crate's name; its binaries are `<name>-experiments[-<allocator>]`, its data
     /// `docs/data/<name>.json`.
     pub name: &'static str,
+    /// The package that holds its experiments binaries.
+    pub package: &'static str,
     /// The chapter's file under `docs/`.
     pub doc: &'static str,
     /// Whether its experiments also need the dev-profile build of their binary (M6).
@@ -34,8 +36,8 @@ pub struct Chapter {
     /// The cargo feature that builds its experiments binaries, for library crates that keep
     /// `lab` out of their users' dependencies.
     pub feature: Option<&'static str>,
-    /// Other binaries of the crate its experiments run as child processes.
-    pub other_bins: &'static [&'static str],
+    /// Other binaries its experiments run as child processes, as `(package, binary)`.
+    pub other_bins: &'static [(&'static str, &'static str)],
     /// The allocators it is measured under (the system allocator first).
     pub allocators: &'static [Allocator],
 }
@@ -44,6 +46,7 @@ pub struct Chapter {
 pub const CHAPTERS: &[Chapter] = &[
     Chapter {
         name: "lab",
+        package: "lab",
         doc: "01-measure.md",
         dev_build: true,
         feature: None,
@@ -52,6 +55,7 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "stack-buffer",
+        package: "stack-buffer",
         doc: "02-stack-buffer.md",
         dev_build: true,
         feature: Some("stack-buffer/experiments"),
@@ -60,6 +64,7 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "pool",
+        package: "pool",
         doc: "03-pool.md",
         dev_build: false,
         feature: Some("pool/experiments"),
@@ -68,6 +73,7 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "arena",
+        package: "arena",
         doc: "04-arena.md",
         dev_build: false,
         feature: Some("arena/experiments"),
@@ -76,10 +82,11 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "receipt",
+        package: "receipt",
         doc: "05-receipt.md",
         dev_build: false,
         feature: Some("receipt/experiments"),
-        other_bins: &["receipt"],
+        other_bins: &[("receipt", "receipt")],
         allocators: &Allocator::ALL,
     },
 ];
@@ -274,7 +281,7 @@ fn cargo_build(
         command.arg("--release");
     }
     for chapter in chapters {
-        command.args(["--package", chapter.name]);
+        command.args(["--package", chapter.package]);
         let allocators = match what {
             Build::Report => chapter.allocators,
             Build::Counted => &[Allocator::System][..],
@@ -285,8 +292,8 @@ fn cargo_build(
         if let Some(feature) = chapter.feature {
             command.args(["--features", feature]);
         }
-        for bin in chapter.other_bins {
-            command.args(["--bin", bin]);
+        for (package, bin) in chapter.other_bins {
+            command.args(["--package", package, "--bin", bin]);
         }
     }
     let status = command
