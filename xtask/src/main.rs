@@ -20,12 +20,35 @@
 //! Exit status: 0 on success, 1 when a run or a check fails (or `verify --strict` finds a
 //! conclusion that differs), 2 on a usage error.
 
-mod markers;
-mod pins;
-mod provenance;
-mod render;
-mod report;
-mod verify;
+//!
+//! Layers, each importing only from those below it (no command imports another):
+//! - `commands`: `report`, `verify`: what a user asks for;
+//! - `work`: building and running the experiments binaries (`run`), rendering the docs
+//!   (`render`);
+//! - `data`: the workspace and its chapters (read from each chapter package's
+//!   `[package.metadata.chapter]`), snapshots, machine records, generated files, markers, pins,
+//!   provenance.
+
+mod commands {
+    pub mod report;
+    pub mod verify;
+}
+mod data {
+    pub mod files;
+    pub mod markers;
+    pub mod pins;
+    pub mod provenance;
+    pub mod records;
+    pub mod snapshots;
+    pub mod workspace;
+}
+mod work {
+    pub mod render;
+    pub mod run;
+}
+
+use commands::{report, verify};
+use data::workspace::Workspace;
 
 use std::process::ExitCode;
 
@@ -39,7 +62,7 @@ usage: cargo xtask report [--only CHAPTER] [--quick] [--processes K] [--check] [
   report            run every chapter's experiments and regenerate docs/ and docs/data/
   verify            run every timed experiment fresh and say which of the docs' conclusions
                     hold on this machine (writes nothing unless --save)
-  --only CHAPTER    one chapter (lab, stack-buffer, pool, arena, receipt)
+  --only CHAPTER    one chapter (its name in docs/data/<name>.json: lab, pool, …)
   --quick           short timing settings, one process (a smoke run: never commit its numbers)
   --processes K     independent processes per timed experiment (default 3; --quick: 1)
   --check           write nothing; fail if docs/ is stale, a counted result changed, the
@@ -69,7 +92,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = match parse(&args) {
+    let ws = match Workspace::load() {
+        Ok(ws) => ws,
+        Err(err) => {
+            eprintln!("xtask: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let command = match parse(&args, &ws.names()) {
         Ok(Some(command)) => command,
         Ok(None) => {
             println!("{USAGE}");
@@ -81,8 +111,8 @@ fn main() -> ExitCode {
         }
     };
     let result = match command {
-        Command::Report(options) => report::run(&options),
-        Command::Verify(options) => verify::run(&options),
+        Command::Report(options) => report::run(&ws, &options),
+        Command::Verify(options) => verify::run(&ws, &options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -104,7 +134,8 @@ pub struct Common {
     pub processes: usize,
 }
 
-fn parse(args: &[String]) -> Result<Option<Command>, String> {
+/// Parses the arguments; `chapters` are the names `--only` accepts.
+fn parse(args: &[String], chapters: &[&str]) -> Result<Option<Command>, String> {
     let Some((command, rest)) = args.split_first() else {
         return Ok(None);
     };
@@ -124,7 +155,12 @@ fn parse(args: &[String]) -> Result<Option<Command>, String> {
             "--quick" => common.quick = true,
             "--only" => {
                 let chapter = rest.next().ok_or("--only needs a chapter name")?;
-                report::chapter(chapter)?;
+                if !chapters.contains(&chapter.as_str()) {
+                    return Err(format!(
+                        "no chapter `{chapter}` with experiments (known: {})",
+                        chapters.join(", ")
+                    ));
+                }
                 common.only = Some(chapter.clone());
             }
             "--processes" => {
@@ -189,12 +225,14 @@ fn parse(args: &[String]) -> Result<Option<Command>, String> {
 mod tests {
     use super::*;
 
+    const CHAPTERS: &[&str] = &["lab", "pool"];
+
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
     }
 
     fn report(list: &[&str]) -> report::Options {
-        match parse(&args(list)).unwrap().unwrap() {
+        match parse(&args(list), CHAPTERS).unwrap().unwrap() {
             Command::Report(options) => options,
             Command::Verify(_) => panic!("parsed as verify"),
         }
@@ -218,11 +256,12 @@ mod tests {
 
     #[test]
     fn parses_verify_flags() {
-        let Command::Verify(options) =
-            parse(&args(&["verify", "--strict", "--save", "--name", "vm-1"]))
-                .unwrap()
-                .unwrap()
-        else {
+        let Command::Verify(options) = parse(
+            &args(&["verify", "--strict", "--save", "--name", "vm-1"]),
+            CHAPTERS,
+        )
+        .unwrap()
+        .unwrap() else {
             panic!("parsed as report");
         };
         assert!(options.strict && options.save);
@@ -231,7 +270,7 @@ mod tests {
 
     #[test]
     fn unknown_chapters_and_flags_are_errors() {
-        let err = |list: &[&str]| parse(&args(list)).unwrap_err();
+        let err = |list: &[&str]| parse(&args(list), CHAPTERS).unwrap_err();
         assert!(err(&["report", "--only", "nope"]).contains("no chapter `nope`"));
         assert!(err(&["report", "--fast"]).contains("--fast"));
         assert!(err(&["reprot"]).contains("reprot"));
@@ -258,7 +297,8 @@ mod tests {
             },
             allow_dirty: false,
         };
-        if let Err(err) = report::run(&options) {
+        let ws = Workspace::load().unwrap();
+        if let Err(err) = report::run(&ws, &options) {
             panic!("{err}");
         }
     }

@@ -1,8 +1,5 @@
-//! `cargo xtask verify`: do this book's conclusions hold on my machine?
-//!
-//! Runs every timed experiment fresh, in K processes per allocator as the report does, and
-//! compares each conclusion the committed docs print as published (a ratio with its range, or a
-//! verdict every process reached) with what this machine's processes say:
+//! Conclusions and machine records: every timed claim a snapshot prints, how one compares with
+//! another machine's, and the saved `verify` runs under `docs/data/machines/` (M9).
 //!
 //! - a verdict **holds** when every process here reached the same one, **differs** when every
 //!   process here reached another, and is **not resolvable here** otherwise;
@@ -13,8 +10,7 @@
 //! A committed *not resolvable* or *varies between runs* is not a claim: it is listed apart.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -23,17 +19,16 @@ use lab::report::Snapshot;
 use lab::table::Claim;
 use lab::{Cell, Kind};
 
-use crate::report::{self, Build, CHAPTERS, chapter, ensure_file_contents, rel};
-use crate::{Common, Mode, provenance, render};
+use crate::Mode;
+use crate::data::files::ensure_file_contents;
+use crate::data::workspace::rel;
 
-/// What `cargo xtask verify` was asked to do.
-#[derive(Debug)]
-pub struct Options {
-    pub common: Common,
-    pub strict: bool,
-    pub save: bool,
-    pub name: Option<String>,
-}
+/// The tests that pin M9, which xtask itself renders.
+pub const M9_PINS: &[&str] = &[
+    "xtask/src/data/records.rs::a_ratio_holds_when_the_ranges_overlap",
+    "xtask/src/data/records.rs::a_verdict_holds_only_when_it_is_the_same",
+    "xtask/src/work/render.rs::m9_lists_every_conclusion_that_differed",
+];
 
 /// What one conclusion came to on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,7 +40,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    fn text(self) -> &'static str {
+    pub fn text(self) -> &'static str {
         match self {
             Outcome::Holds => "holds",
             Outcome::Differs => "differs",
@@ -163,135 +158,30 @@ pub fn compare(committed: &Claim, here: Option<&Claim>) -> Option<Outcome> {
     })
 }
 
-/// Runs `verify`.
-pub fn run(options: &Options) -> Result<(), String> {
-    let root = report::workspace_root();
-    let selected = report::selected(&options.common)?;
-    let mut committed = BTreeMap::new();
-    for chapter in &selected {
-        committed.insert(chapter.name, report::load_snapshot(&root, chapter)?);
-    }
-    let commits: std::collections::BTreeSet<&str> = committed
-        .values()
-        .map(|s| s.environment.commit.as_str())
-        .collect();
-    if commits.len() > 1 {
-        return Err(format!(
-            "the committed snapshots come from different commits ({}): regenerate them with one `cargo xtask report` first",
-            commits.into_iter().collect::<Vec<_>>().join(", ")
-        ));
-    }
-    for problem in provenance::check_snapshots(&root, &committed) {
-        eprintln!(
-            "warning: {}
-(this run measures the working tree's code: conclusions may differ because the code did)",
-            problem.lines().next().unwrap_or_default()
-        );
-    }
-    report::build(&root, &selected, Build::Report)?;
-    let fresh = report::measure(&root, &selected, &options.common)?;
-
-    let mut checked = Vec::new();
-    let mut not_claims = Vec::new();
-    let mut missing = Vec::new();
-    for chapter in &selected {
-        let (old, new) = (&committed[chapter.name], &fresh[chapter.name]);
-        let here: BTreeMap<String, Claim> = claims(new).into_iter().collect();
-        for (key, claim) in claims(old) {
-            let fresh_claim = here.get(&key);
-            if fresh_claim.is_none() {
-                missing.push(key.clone());
-            }
-            match compare(&claim, fresh_claim) {
-                Some(outcome) => checked.push(Checked {
-                    key,
-                    committed: claim.render(),
-                    here: fresh_claim.map_or("(not produced)".to_owned(), Claim::render),
-                    outcome,
-                }),
-                None => not_claims.push(format!("{key}: {}", claim.render())),
-            }
-        }
-    }
-
-    let mut out = String::new();
-    for c in &checked {
-        let _ = writeln!(
-            out,
-            "{}: committed {} · here {} · {}",
-            c.key,
-            c.committed,
-            c.here,
-            c.outcome.text()
-        );
-    }
-    if !not_claims.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nNot conclusions in the committed docs (not resolvable, or varying between runs there), not counted:"
-        );
-        for line in &not_claims {
-            let _ = writeln!(out, "  {line}");
-        }
-    }
-    let count = |o: Outcome| checked.iter().filter(|c| c.outcome == o).count();
-    let (hold, differ, unresolved) = (
-        count(Outcome::Holds),
-        count(Outcome::Differs),
-        count(Outcome::NotResolvableHere),
-    );
-    if options.save {
-        let first = &fresh[selected[0].name];
-        let record = MachineRecord {
-            name: String::new(),
-            environment: first.environment.clone(),
-            allocators: allocators_measured(&fresh),
-            processes: options.common.processes,
-            quick: options.common.quick,
-            docs_commit: committed[selected[0].name].environment.commit.clone(),
-            checked: checked.len(),
-            hold,
-            differ,
-            not_resolvable: unresolved,
-            conclusions: checked.clone(),
-        };
-        let path = save(&root, record, options.name.as_deref())?;
-        let _ = writeln!(out, "\nsaved {}", rel(&root, &path));
-    }
-    let _ = writeln!(
-        out,
-        "\nconclusions: {} checked, {hold} hold, {differ} differ, {unresolved} not resolvable here",
-        checked.len()
-    );
-    print!("{out}");
-    if !missing.is_empty() {
-        return Err(format!(
-            "this run did not produce {} of the committed conclusions (the experiments changed since the docs were made):\n  {}",
-            missing.len(),
-            missing.join("\n  ")
-        ));
-    }
-    if options.strict && differ > 0 {
-        return Err(format!(
-            "{differ} conclusion(s) differ on this machine (--strict)"
-        ));
-    }
-    Ok(())
+/// The directory of machine records.
+fn records_dir(root: &Path) -> PathBuf {
+    root.join("docs").join("data").join("machines")
 }
 
-/// Every allocator the fresh run measured under, with its version, in allocator order.
-fn allocators_measured(fresh: &BTreeMap<&str, Snapshot>) -> Vec<String> {
-    let mut groups: Vec<(lab::protocol::Allocator, &str)> = fresh
-        .values()
-        .flat_map(|s| &s.processes)
-        .map(|g| (g.allocator, g.label.as_str()))
-        .collect();
-    groups.sort();
-    groups.dedup();
-    groups
-        .into_iter()
-        .map(|(_, label)| label.to_owned())
-        .collect()
+/// Every machine record under `docs/data/machines/`, oldest first.
+pub fn machine_records(root: &Path) -> Result<Vec<MachineRecord>, String> {
+    let dir = records_dir(root);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut records = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|err| err.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("{}: {err}", rel(root, &path)))?;
+            let record: MachineRecord = serde_json::from_str(&text)
+                .map_err(|err| format!("{}: not a machine record: {err}", rel(root, &path)))?;
+            records.push(record);
+        }
+    }
+    records.sort_by(|a, b| (&a.environment.date, &a.name).cmp(&(&b.environment.date, &b.name)));
+    Ok(records)
 }
 
 fn slug(text: &str) -> String {
@@ -309,13 +199,9 @@ fn slug(text: &str) -> String {
     out
 }
 
-/// Writes the record, then re-renders chapter 1 so its M9 table shows it.
-fn save(
-    root: &Path,
-    mut record: MachineRecord,
-    name: Option<&str>,
-) -> Result<std::path::PathBuf, String> {
-    let dir = root.join("docs").join("data").join("machines");
+/// Writes `record` under a free name (`name`, or the date and CPU) and returns its path.
+pub fn save(root: &Path, mut record: MachineRecord, name: Option<&str>) -> Result<PathBuf, String> {
+    let dir = records_dir(root);
     let base = name.map_or_else(
         || {
             format!(
@@ -337,23 +223,6 @@ fn save(
     let path = dir.join(format!("{name}.json"));
     let json = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
     ensure_file_contents(&path, &json, Mode::Write)?;
-    let machines = render::machine_records(root)?;
-    let mut snapshots = BTreeMap::new();
-    for chapter in CHAPTERS {
-        if let Ok(snapshot) = report::load_snapshot(root, chapter) {
-            snapshots.insert(chapter.name, snapshot);
-        }
-    }
-    if let Some(lab) = snapshots.get("lab") {
-        render::doc(
-            root,
-            chapter("lab")?,
-            lab,
-            &snapshots,
-            &machines,
-            Mode::Write,
-        )?;
-    }
     Ok(path)
 }
 

@@ -1,0 +1,147 @@
+//! Provenance: every committed number comes from the code it documents.
+//!
+//! Each chapter's snapshot covers what its binaries compile from ([`Chapter::sources`]).
+//! `report` refuses to measure a chapter over uncommitted changes to its sources; `--check`
+//! fails when a chapter's sources differ between its snapshot's commit and `HEAD`, and names the
+//! command that regenerates that chapter alone. A change to one chapter's package leaves the
+//! other chapters' snapshots valid.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use lab::report::Snapshot;
+
+use crate::data::workspace::{Chapter, Workspace};
+
+fn git(ws: &Workspace, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git")
+        .current_dir(&ws.root)
+        .args(args)
+        .output()
+        .map_err(|err| format!("cannot run git: {err}"))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// The files of `git <args>` (one path a line) that the chapter compiles from.
+fn changed(ws: &Workspace, chapter: &Chapter, args: &[&str]) -> Result<Vec<String>, String> {
+    Ok(git(ws, args)?
+        .lines()
+        .map(str::trim)
+        .filter(|path| !path.is_empty() && chapter.compiles_from(path))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The chapter's sources with uncommitted changes: modified, staged or untracked.
+pub fn uncommitted(ws: &Workspace, chapter: &Chapter) -> Result<Vec<String>, String> {
+    let mut files = changed(ws, chapter, &["diff", "--name-only", "HEAD"])?;
+    files.extend(changed(
+        ws,
+        chapter,
+        &["ls-files", "--others", "--exclude-standard"],
+    )?);
+    Ok(files)
+}
+
+/// Refuses to measure the chapters over uncommitted changes to their sources, unless
+/// `allow_dirty`.
+pub fn ensure_clean(
+    ws: &Workspace,
+    chapters: &[&Chapter],
+    allow_dirty: bool,
+) -> Result<(), String> {
+    let mut dirty = Vec::new();
+    for chapter in chapters {
+        for line in uncommitted(ws, chapter)? {
+            if !dirty.contains(&line) {
+                dirty.push(line);
+            }
+        }
+    }
+    if dirty.is_empty() || allow_dirty {
+        if !dirty.is_empty() {
+            eprintln!(
+                "==> measuring over uncommitted changes ({} files): those chapters' headers will say so",
+                dirty.len()
+            );
+        }
+        return Ok(());
+    }
+    Err(format!(
+        "the measured sources have uncommitted changes:\n  {}\n\nA snapshot must come from the code it documents: commit first, then run `{}` (or pass --allow-dirty to measure anyway; the header will then say \"uncommitted changes\").",
+        dirty.join("\n  "),
+        crate::REGENERATE
+    ))
+}
+
+/// Every way a committed snapshot is not the measurement of `HEAD`'s code, chapter by chapter.
+pub fn check_snapshots(ws: &Workspace, snapshots: &BTreeMap<String, Snapshot>) -> Vec<String> {
+    let mut errors = Vec::new();
+    for chapter in &ws.chapters {
+        let Some(snapshot) = snapshots.get(&chapter.name) else {
+            continue;
+        };
+        let data = ws.rel(&ws.data_path(chapter));
+        let env = &snapshot.environment;
+        if env.uncommitted {
+            errors.push(format!(
+                "{}: {data} was measured over uncommitted changes (commit {}): commit the code, then run `{}` from the clean tree",
+                chapter.name,
+                env.commit,
+                chapter.regenerate()
+            ));
+            continue;
+        }
+        let commit = env.commit.as_str();
+        if git(ws, &["cat-file", "-e", &format!("{commit}^{{commit}}")]).is_err() {
+            eprintln!(
+                "warning: {data} names commit {commit}, which this clone does not have (a shallow clone?): its code cannot be compared with HEAD's"
+            );
+            continue;
+        }
+        match changed(ws, chapter, &["diff", "--name-only", commit, "HEAD"]) {
+            Ok(files) if files.is_empty() => {}
+            Ok(files) => errors.push(format!(
+                "{}: {data} was measured at commit {commit}; since then {} file{} that its binaries compile from changed:\n  {}\nRun `{}` from a clean tree at HEAD and commit docs/.",
+                chapter.name,
+                files.len(),
+                if files.len() == 1 { "" } else { "s" },
+                shortened(&files),
+                chapter.regenerate()
+            )),
+            Err(err) => errors.push(err),
+        }
+    }
+    errors
+}
+
+/// A list of files for an error message, cut after the first ten.
+fn shortened(files: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut list = files[..files.len().min(SHOWN)].join("\n  ");
+    if files.len() > SHOWN {
+        list.push_str(&format!("\n  … and {} more", files.len() - SHOWN));
+    }
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shortened;
+
+    #[test]
+    fn a_long_list_of_changed_files_is_cut_after_ten() {
+        let files: Vec<String> = (0..12).map(|n| format!("f{n}")).collect();
+        let text = shortened(&files);
+        assert!(text.ends_with("f9\n  … and 2 more"), "{text}");
+        assert_eq!(shortened(&files[..2]), "f0\n  f1");
+    }
+}
