@@ -64,10 +64,10 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "pool",
-        package: "pool",
+        package: "pool-chapter",
         doc: "03-pool.md",
         dev_build: false,
-        feature: Some("pool/experiments"),
+        feature: None,
         other_bins: &[],
         allocators: &Allocator::ALL,
     },

@@ -8,12 +8,11 @@
 
 use std::hint::black_box;
 use std::mem::MaybeUninit;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::cache::lock;
-use crate::{BufferPool, ClearPolicy, PoolConfig, VecPool};
+use pool::{BufferPool, ClearPolicy, PoolConfig, Rented, VecPool};
 
 /// The seed's first order line: 41 bytes of UTF-8 (the dish name is 9 characters, 27 bytes).
 pub const FIRST_LINE: &str = "1042|ต้มยำกุ้ง|2|18000\n";
@@ -266,7 +265,7 @@ fn check(fail: bool) -> Result<(), LineError> {
 /// `held` is the caller's, so its own storage is allocated once, not every round.
 pub fn rent_many<'p>(
     pool: &'p BufferPool<u8>,
-    held: &mut Vec<crate::Rented<'p, u8>>,
+    held: &mut Vec<Rented<'p, u8>>,
     k: usize,
     len: usize,
 ) -> u8 {
@@ -325,7 +324,7 @@ pub enum LetGo {
     GiveBack,
     /// It had rented with `rent_cleared`, which clears on *rent*; then drop the guard.
     RentClearedThenGiveBack,
-    /// [`Rented::give_back_cleared`](crate::Rented::give_back_cleared): clear what it was shown,
+    /// [`Rented::give_back_cleared`](pool::Rented::give_back_cleared): clear what it was shown,
     /// then give back.
     GiveBackCleared,
     /// Drop the guard of a pool with [`ClearPolicy::OnReturn`].
@@ -380,7 +379,7 @@ pub const P13_SIZES: [usize; 2] = [LINE_BUFFER, HIT_BYTES];
 /// Where each operation of the contention workload gets its 8 KiB (P12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
-    /// [`crate::shared`]: each thread's cache in front of the shared stacks.
+    /// [`pool::shared`]: each thread's cache in front of the shared stacks.
     SharedPool,
     /// A fresh `vec![0u8; 8192]` per operation: the allocator (and its own per-thread caches).
     FreshVec,
@@ -464,7 +463,7 @@ struct Crew {
 /// buffer): run once to warm up before measuring.
 ///
 /// ```
-/// use pool::workloads::{ContentionWorkers, Source};
+/// use pool_chapter::workloads::{ContentionWorkers, Source};
 ///
 /// let workers = ContentionWorkers::new(2);
 /// workers.run(Source::SharedPool, 10); // warm-up
@@ -498,7 +497,7 @@ impl ContentionWorkers {
             results: Mutex::new(vec![None; threads]),
             no_cache: BufferPool::new(PoolConfig {
                 thread_cache_max_len: 0,
-                ..crate::shared_config()
+                ..pool::shared_config()
             }),
         });
         let handles = (0..threads)
@@ -563,6 +562,12 @@ impl Drop for ContentionWorkers {
     }
 }
 
+/// Locks the crew's job or results. Every critical section is one read or one write, so a panic
+/// elsewhere while the lock was held cannot have left them half written.
+fn lock<X>(mutex: &Mutex<X>) -> MutexGuard<'_, X> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// A worker's life: wait for a job, do it, report, until told to stop.
 fn work(crew: &Crew, worker: usize) {
     loop {
@@ -594,7 +599,7 @@ fn work(crew: &Crew, worker: usize) {
 #[inline]
 pub fn contention_op(source: Source, no_cache: &BufferPool<u8>) -> u8 {
     match source {
-        Source::SharedPool => rent_touch(crate::shared(), black_box(HIT_BYTES)),
+        Source::SharedPool => rent_touch(pool::shared(), black_box(HIT_BYTES)),
         Source::FreshVec => fresh_touch(black_box(HIT_BYTES)),
         Source::NoThreadCache => rent_touch(no_cache, black_box(HIT_BYTES)),
     }
@@ -606,12 +611,10 @@ pub fn contention(source: Source, threads: usize, ops_per_thread: u64) -> Conten
     ContentionWorkers::new(threads).run(source, ops_per_thread)
 }
 
-#[cfg(feature = "experiments")]
 pub use comparison::{Contender, Contenders};
 
-/// P13: the same rent, touch and give-back with what a Rust user would pick instead of this
-/// crate. Only with the `experiments` feature, which brings the other crates in.
-#[cfg(feature = "experiments")]
+/// P13: the same rent, touch and give-back with what a Rust user would pick instead of the
+/// `pool` crate.
 mod comparison {
     use std::cell::RefCell;
 
@@ -626,7 +629,7 @@ mod comparison {
     /// A way to get a scratch buffer of `n` bytes, touch it and let it go (P13).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Contender {
-        /// `pool::shared().rent(n)`: this crate.
+        /// `pool::shared().rent(n)`: the `pool` crate.
         SharedPool,
         /// `object-pool` 0.6: a `parking_lot::Mutex<Vec<T>>`, `pull` with a fallback.
         ObjectPool,
@@ -736,7 +739,7 @@ mod comparison {
         /// `pool::shared().rent(n)`, touched, given back.
         #[inline(always)]
         pub fn shared_pool(&self) -> u8 {
-            rent_touch(crate::shared(), self.n)
+            rent_touch(pool::shared(), self.n)
         }
 
         /// `object-pool`: `pull` (allocating `vec![0u8; n]` if the pool is empty), touched,
