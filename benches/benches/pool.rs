@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use pool::workloads::{
+use pool_chapter::workloads::{
     self, CONTENTION_OPS, CONTENTION_THREADS, Contender, Contenders, ContentionWorkers, FIRST_LINE,
     HIT_BYTES, P10_SIZES, P13_SIZES, Source,
 };

@@ -7,15 +7,11 @@
 #[allow(unsafe_code)]
 mod cache;
 pub mod contract;
-pub mod decisions;
-#[cfg(feature = "experiments")]
-pub mod experiments;
 #[allow(unsafe_code)]
 mod guard;
 #[allow(unsafe_code)]
 mod slot;
 mod vec_pool;
-pub mod workloads;
 
 use std::fmt;
 use std::mem;

@@ -1,16 +1,18 @@
-//! The pool's claims, pinned: bucket rounding, which requests are pooled, zero steady-state
-//! allocation, first-use costs, stale data and clearing (secrets included), the per-bucket
-//! bound, configurations that used to panic, the error paths, threads. Counts are exact.
+//! The pool's claims, pinned: bucket rounding, which requests are pooled, first-use costs,
+//! fresh buffers and clearing (secrets included), the per-bucket and byte bounds,
+//! configurations that used to panic, threads. Counts are exact.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use lab::count;
-use pool::workloads::{self, FIRST_LINE, LINE_BUFFER, LetGo, SECOND_LINE};
 use pool::{BufferPool, ClearPolicy, ConfigError, PoolConfig, PoolStats, Rented};
 
 mod common;
 use common::scaled;
+
+/// The chapter's per-line buffer: 128 bytes.
+const LINE_BUFFER: usize = 128;
 
 fn default_pool() -> BufferPool<u8> {
     BufferPool::new(PoolConfig::default())
@@ -144,61 +146,6 @@ fn a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize() {
     assert_eq!((s.oversize, s.discarded, s.retained_bytes), (0, 0, 1024));
 }
 
-/// P1: once warm, a rent and give-back per line allocates nothing.
-#[test]
-fn steady_state_10000_rent_return_cycles_allocate_0_bytes() {
-    let pool = default_pool();
-    workloads::line_pooled(&pool, FIRST_LINE); // warm-up: the cache and one buffer
-    let cycles = scaled(10_000, 100);
-    let (_, stats) = count(|| workloads::lines(cycles, |line| workloads::line_pooled(&pool, line)));
-    assert_eq!(
-        (stats.allocs, stats.bytes_allocated, stats.deallocs),
-        (0, 0, 0)
-    );
-    let s = pool.stats();
-    assert_eq!(
-        (s.rents, s.allocations, s.returns),
-        (cycles as u64 + 1, 1, cycles as u64 + 1)
-    );
-}
-
-/// P1: the same holds for the process-wide pool.
-#[test]
-fn steady_state_holds_for_the_shared_pool_too() {
-    let shared = pool::shared();
-    workloads::line_pooled(shared, FIRST_LINE);
-    let (_, stats) =
-        count(|| workloads::lines(scaled(10_000, 100), |l| workloads::line_pooled(shared, l)));
-    assert_eq!(stats.bytes_allocated, 0);
-}
-
-/// P1: a fresh line buffer is its 128 bytes, a stack array nothing.
-#[test]
-fn a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0() {
-    let (_, fresh) = count(|| workloads::lines(10, workloads::line_fresh));
-    assert_eq!(
-        (fresh.allocs, fresh.bytes_allocated),
-        (10, 10 * LINE_BUFFER as u64)
-    );
-    let (_, stack) = count(|| workloads::lines(10, workloads::line_stack));
-    assert_eq!(stack.bytes_allocated, 0);
-}
-
-/// P1: the counts are the bytes requested; glibc's malloc adds a header and rounding of its
-/// own. A 128-byte request gets a 144-byte chunk: 136 usable bytes behind an 8-byte header.
-#[test]
-#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
-fn p1_glibc_puts_a_128_byte_request_in_a_144_byte_chunk() {
-    unsafe extern "C" {
-        fn malloc_usable_size(ptr: *mut std::ffi::c_void) -> usize;
-    }
-    let mut line = vec![0u8; LINE_BUFFER];
-    // SAFETY: `line`'s storage is live and came from glibc: the counting allocator forwards to
-    // the system allocator, which calls `calloc` for a zeroed block of alignment 1.
-    let usable = unsafe { malloc_usable_size(line.as_mut_ptr().cast()) };
-    assert_eq!((usable, usable + 8), (136, 144));
-}
-
 /// P3: a bucket's shared stack takes no memory until a buffer first goes down to it; its
 /// storage is allocated then, for 4 buffers.
 #[test]
@@ -225,34 +172,6 @@ fn a_fresh_buffer_is_always_zeroed() {
         let big = pool.rent(len * 4);
         assert!(big.iter().all(|&x| x == 0.0));
     }
-}
-
-/// P4: the seed's sequence without clearing.
-#[test]
-fn without_clearing_the_next_renter_sees_all_41_bytes_of_the_previous_line() {
-    let seen = workloads::stale_data(ClearPolicy::Never);
-    assert!(seen.same_buffer);
-    assert_eq!((seen.first_written, seen.second_written), (41, 25));
-    assert_eq!(seen.nonzero_before_writing, 41);
-    // Byte 25 is the last byte of the old line's `ุ`: a read with the remembered length starts
-    // the stale tail in the middle of a character.
-    assert_eq!(seen.wrong_length_read, Err(25));
-    assert_eq!(
-        seen.wrong_length_lossy,
-        "7|ส้มตำ|1|6000\n\u{FFFD}้ง|2|18000\n"
-    );
-    assert_eq!(seen.nonzero_after_second_return, 41);
-}
-
-/// P4: the seed's sequence with a pool that clears on return.
-#[test]
-fn with_clear_on_return_the_next_renter_sees_0_non_zero_bytes() {
-    let seen = workloads::stale_data(ClearPolicy::OnReturn);
-    assert!(seen.same_buffer);
-    assert_eq!(seen.nonzero_before_writing, 0);
-    assert_eq!(seen.wrong_length_read, Ok(()));
-    assert_eq!(seen.wrong_length_lossy.trim_end_matches('\0'), SECOND_LINE);
-    assert_eq!(seen.nonzero_after_second_return, 0);
 }
 
 /// P4: only what a renter was shown is reset.
@@ -363,18 +282,6 @@ fn after_give_back_cleared_the_next_plain_renter_reads_only_defaults() {
     assert_eq!((s.rents, s.returns), (2, 1));
 }
 
-/// P5, P11: of the four ways to let go of a 16-byte secret, only `give_back_cleared` and a
-/// pool that clears on return leave nothing for the next renter; `rent_cleared` clears when
-/// the buffer is rented, so the secret written after it stays.
-#[test]
-fn only_give_back_cleared_or_a_clearing_pool_wipes_a_secret_and_rent_cleared_does_not() {
-    let left: Vec<(usize, bool)> = LetGo::ALL
-        .iter()
-        .map(|&how| workloads::secret_left_for_next_renter(how))
-        .collect();
-    assert_eq!(left, [(16, true), (16, true), (0, true), (0, true)]);
-}
-
 /// `give_back_cleared` clears only what the renter was shown: the rest of the bucket holds
 /// nothing it wrote, and clearing it would cost for nothing.
 #[test]
@@ -388,23 +295,6 @@ fn give_back_cleared_clears_the_shown_prefix_only() {
     let wide = pool.rent(2048);
     assert!(wide[..1025].iter().all(|&b| b == 0));
     assert!(wide[1025..].iter().all(|&b| b == 7));
-}
-
-/// P7: the limit is one cached buffer plus the bucket's stack.
-#[test]
-fn one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates() {
-    let max_per_bucket = 50;
-    let pool = default_pool();
-    let limit = 1 + max_per_bucket;
-    let mut held: Vec<Rented<'_, u8>> = Vec::with_capacity(limit + 3);
-    workloads::rent_many(&pool, &mut held, limit, 128); // warm-up round
-    let (_, at_limit) = count(|| workloads::rent_many(&pool, &mut held, limit, 128));
-    assert_eq!(at_limit.bytes_allocated, 0);
-    let (_, above) = count(|| workloads::rent_many(&pool, &mut held, limit + 3, 128));
-    assert_eq!((above.allocs, above.bytes_allocated), (3, 3 * 128));
-    let s = pool.stats();
-    assert_eq!(s.discarded, 3);
-    assert_eq!(s.retained_buffers, limit as u64);
 }
 
 /// P7: the cache keeps the most recent buffer.
@@ -578,63 +468,6 @@ fn a_pool_without_thread_caches_registers_nothing_on_any_thread() {
         (s.thread_caches, s.rents, s.returns, s.retained_buffers),
         (0, 1, 1, 1)
     );
-}
-
-/// P6: a `?` gives the buffer back.
-#[test]
-fn the_guard_gives_back_on_an_early_return() {
-    let pool = default_pool();
-    drop(pool.rent(LINE_BUFFER)); // warm-up: the thread's cache and one buffer
-    let n = scaled(10_000, 100);
-    let (_, stats) = count(|| {
-        (0..n)
-            .filter(|_| workloads::line_or_error(&pool, true).is_err())
-            .count()
-    });
-    assert_eq!((stats.allocs, stats.deallocs), (0, 0));
-    let s = pool.stats();
-    assert_eq!(
-        (s.allocations, s.returns, s.outstanding()),
-        (1, n as u64 + 1, 0)
-    );
-}
-
-/// P6: unwinding gives the buffer back.
-#[test]
-fn the_guard_gives_back_during_a_panic() {
-    let pool = default_pool();
-    for _ in 0..scaled(10, 3) {
-        let outcome = std::panic::catch_unwind(|| workloads::line_or_panic(&pool, true));
-        assert!(outcome.is_err());
-    }
-    let s = pool.stats();
-    assert_eq!(
-        (s.allocations, s.outstanding(), s.retained_buffers),
-        (1, 0, 1)
-    );
-}
-
-/// P6: keeping a buffer for good costs a fresh one per call, safely.
-#[test]
-// Under Miri: a leak on purpose, which Miri's leak check rightly reports.
-#[cfg_attr(miri, ignore = "a leak on purpose")]
-fn mem_forget_loses_one_buffer_per_call_and_nothing_breaks() {
-    let pool = default_pool();
-    drop(pool.rent(1)); // warm-up: the thread's cache
-    let n = scaled(1000, 20);
-    let (_, stats) = count(|| {
-        (0..n)
-            .filter(|_| workloads::line_or_error_forgetting(&pool, true).is_err())
-            .count()
-    });
-    assert_eq!((stats.allocs, stats.deallocs), (n as u64, 0));
-    assert_eq!(stats.bytes_allocated, (n * LINE_BUFFER) as u64);
-    let s = pool.stats();
-    assert_eq!((s.allocations, s.outstanding()), (n as u64 + 1, n as u64));
-    // The pool still works: a buffer given back is reused.
-    drop(pool.rent(LINE_BUFFER));
-    let (_, again) = count(|| drop(pool.rent(LINE_BUFFER)));
-    assert_eq!(again.allocs, 0);
 }
 
 /// P9: `trim` frees what the pool retains.

@@ -10,9 +10,9 @@ use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::timing::{BySize, Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table};
+use pool::shared;
 
 use super::{bytes, bytes_label, warm};
-use crate::shared;
 use crate::workloads::{self, P10_SIZES};
 
 pub(super) const P10: Function = lab::function!(p10_by_size);

@@ -6,10 +6,10 @@ use std::hint::black_box;
 use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
+use pool::{BufferPool, ClearPolicy, PoolConfig, Rented};
 
 use super::SEED_ITALIC;
 use crate::workloads::{self, LINE_BUFFER, LetGo, StaleData, StaleVec};
-use crate::{BufferPool, ClearPolicy, PoolConfig, Rented};
 
 pub(super) const P4: Function = lab::function!(p4_stale_data);
 pub(super) const P5: Function = lab::function!(p5_contract);

@@ -1,6 +1,6 @@
-//! Chapter 3's experiments (P1–P13 and X1-pool), run by `pool-experiments` (the system
-//! allocator) and `pool-experiments-mimalloc` under `cargo xtask report`. Built only with the
-//! `experiments` feature, so a user of the library does not depend on `lab`.
+//! Chapter 3's experiments (P1–P13 and X1-pool), declared in [`crate::CHAPTER`] and run by
+//! `pool-experiments` (the system allocator) and `pool-experiments-mimalloc` under
+//! `cargo xtask report`.
 //!
 //! One file per topic: `bytes.rs` (P1–P3: what a buffer costs, counted), `tenancy.rs` (P4–P6:
 //! stale data, the contract, error paths), `limits.rs` (P7–P9: how many, how large, what is
@@ -10,10 +10,9 @@
 
 use std::hint::black_box;
 
-use lab::report::{Chapter, Experiment, Source};
+use lab::report::Experiment;
 use lab::{Cell, Kind, count};
-
-use crate::BufferPool;
+use pool::BufferPool;
 
 mod by_size;
 mod bytes;
@@ -24,40 +23,21 @@ mod tenancy;
 mod threads;
 mod verdicts;
 
-/// Chapter 3: its experiments in the order the chapter presents them.
-pub static CHAPTER: Chapter = Chapter {
-    name: "pool",
-    experiments: EXPERIMENTS,
-    sources: &[
-        Source {
-            seed: "000",
-            note: "The .NET course's `ArrayPool` chapter (Thai), over an order-line → receipt hot path: an Intel Core i7-7700 (8 logical cores), Ubuntu 24.04 under WSL2, .NET 10.0.10, workstation non-concurrent GC. Its bytes are `GC.GetAllocatedBytesForCurrentThread` differences: object sizes, each array's 24-byte header included (`new byte[128]` is 152 B).",
-        },
-        Source {
-            seed: "002",
-            note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10, a Core i7-8665U laptop (x64, Windows). At 8 KiB of `double` it timed an unzeroed literal `stackalloc` at 4.9 ns and `ArrayPool.Shared` at 16.0 ns, from two of its benchmarks; it calls that 3.2 times, and the two figures as printed give 3.3×. It warns that a 3 ns difference between its instruments would be 20–60 % of rows that small, and treats factors between them as an order of magnitude only.",
-        },
-        Source {
-            seed: "003",
-            note: "An `ArrayPool` benchmark by size (a translation into Chinese): BenchmarkDotNet 0.10.7, .NET Core 2.0 preview, an Intel Core i7-6600U under Windows 10. Its published table stops at 100,000 bytes, and its allocate row there reads 10,024 B allocated, evidently a typo for 100,024 B.",
-        },
-    ],
-};
-
-/// `crates/pool/tests/<file>::<test>` for each test named.
+/// `crates/<file>::<test>` for each test named.
 macro_rules! pins {
     ($file:literal: $($test:ident),+ $(,)?) => {
-        &[$(concat!("crates/pool/tests/", $file, "::", stringify!($test))),+]
+        &[$(concat!("crates/", $file, "::", stringify!($test))),+]
     };
 }
 
-const EXPERIMENTS: &[Experiment] = &[
+/// Chapter 3's experiments, in the order the chapter presents them.
+pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "P1",
         kind: Kind::Count,
         title: "Bytes allocated for N order lines, one 128-byte buffer per line",
         run: bytes::P1,
-        pinned_by: pins!("pool.rs":
+        pinned_by: pins!("pool-chapter/tests/lines.rs":
             steady_state_10000_rent_return_cycles_allocate_0_bytes,
             steady_state_holds_for_the_shared_pool_too,
             a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0,
@@ -71,7 +51,7 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Fact,
         title: "What `rent(n)` hands out: capacity and overshoot for the seed's 18 requests",
         run: bytes::P2,
-        pinned_by: pins!("pool.rs":
+        pinned_by: pins!("pool/tests/pool.rs":
             rent_rounds_up_to_power_of_two_buckets_of_at_least_16_like_dotnet,
             a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize,
             above_the_largest_bucket_is_exact_size_and_not_kept,
@@ -84,7 +64,7 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Cold to warm: what the first use of a pool costs, step by step",
         run: bytes::P3,
-        pinned_by: pins!("pool.rs":
+        pinned_by: pins!("pool/tests/pool.rs":
             a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer,
             rent_zero_allocates_nothing_even_on_a_threads_first_use,
             p3_the_first_buffer_sent_down_to_a_stack_allocates_room_for_4,
@@ -98,11 +78,11 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "The previous tenant's data: rent 64 bytes, write a line, give back, rent again",
         run: tenancy::P4,
         pinned_by: &[
-            "crates/pool/tests/pool.rs::without_clearing_the_next_renter_sees_all_41_bytes_of_the_previous_line",
-            "crates/pool/tests/pool.rs::with_clear_on_return_the_next_renter_sees_0_non_zero_bytes",
+            "crates/pool-chapter/tests/tenancy.rs::without_clearing_the_next_renter_sees_all_41_bytes_of_the_previous_line",
+            "crates/pool-chapter/tests/tenancy.rs::with_clear_on_return_the_next_renter_sees_0_non_zero_bytes",
             "crates/pool/tests/pool.rs::clear_on_return_resets_only_the_prefix_that_was_shown",
             "crates/pool/tests/pool.rs::a_fresh_buffer_is_always_zeroed",
-            "crates/pool/tests/vec_pool.rs::the_next_renter_of_a_vec_gets_the_same_storage_and_cannot_read_the_previous_line",
+            "crates/pool-chapter/tests/tenancy.rs::the_next_renter_of_a_vec_gets_the_same_storage_and_cannot_read_the_previous_line",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -115,7 +95,7 @@ const EXPERIMENTS: &[Experiment] = &[
         pinned_by: &[
             "crates/pool/src/contract.rs",
             "crates/pool/tests/pool.rs::after_give_back_cleared_the_next_plain_renter_reads_only_defaults",
-            "crates/pool/tests/pool.rs::only_give_back_cleared_or_a_clearing_pool_wipes_a_secret_and_rent_cleared_does_not",
+            "crates/pool-chapter/tests/tenancy.rs::only_give_back_cleared_or_a_clearing_pool_wipes_a_secret_and_rent_cleared_does_not",
             "crates/pool/tests/threads.rs::an_owned_guard_moves_into_a_spawned_thread_and_is_given_back_there",
         ],
         allocator_sensitive: false,
@@ -126,7 +106,7 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Failing lines: does the buffer come back? (a pool that starts with 51 spare 128-byte buffers)",
         run: tenancy::P6,
-        pinned_by: pins!("pool.rs":
+        pinned_by: pins!("pool-chapter/tests/lines.rs":
             the_guard_gives_back_on_an_early_return,
             the_guard_gives_back_during_a_panic,
             mem_forget_loses_one_buffer_per_call_and_nothing_breaks,
@@ -139,10 +119,10 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "k 128-byte buffers rented at once, then all given back: bytes per round (20 rounds)",
         run: limits::P7,
-        pinned_by: pins!("pool.rs":
-            one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates,
-            the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down,
-        ),
+        pinned_by: &[
+            "crates/pool-chapter/tests/lines.rs::one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates",
+            "crates/pool/tests/pool.rs::the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -151,7 +131,7 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "The size ceiling: rent, give back, rent again",
         run: limits::P8,
-        pinned_by: pins!("pool.rs":
+        pinned_by: pins!("pool/tests/pool.rs":
             above_the_largest_bucket_is_exact_size_and_not_kept,
             a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize,
         ),
@@ -179,7 +159,9 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "64-byte buffers: a stack array, the pool, the allocator (the same touch each)",
         run: hit::P9_TIME,
-        pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
+        pinned_by: pins!("pool-chapter/tests/workloads.rs":
+            every_timed_way_to_get_a_buffer_does_the_same_touch,
+        ),
         allocator_sensitive: true,
         needs: &[],
     },
@@ -188,7 +170,9 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "Time per buffer by size: a fresh `vec![0u8; n]` against renting and giving back from a warm pool",
         run: by_size::P10,
-        pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
+        pinned_by: pins!("pool-chapter/tests/workloads.rs":
+            every_timed_way_to_get_a_buffer_does_the_same_touch,
+        ),
         allocator_sensitive: true,
         needs: &[],
     },
@@ -197,7 +181,9 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "The hit path at 8 KiB, side by side with stack arrays and a fresh buffer",
         run: hit::P10_HIT,
-        pinned_by: pins!("workloads.rs": every_timed_way_to_get_a_buffer_does_the_same_touch),
+        pinned_by: pins!("pool-chapter/tests/workloads.rs":
+            every_timed_way_to_get_a_buffer_does_the_same_touch,
+        ),
         allocator_sensitive: true,
         needs: &[],
     },
@@ -206,7 +192,7 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "Contention: 1, 2 and 4 threads renting, touching and giving back 8 KiB at once",
         run: threads::P12,
-        pinned_by: pins!("workloads.rs":
+        pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p12_each_of_1_2_and_4_workers_does_its_operations_for_every_source,
             p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib,
         ),
@@ -218,7 +204,7 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "Against what a user would pick instead: rent, touch and give back with each, one thread",
         run: crates::P13,
-        pinned_by: pins!("workloads.rs":
+        pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p13_every_contender_touches_a_buffer_of_the_requested_size,
             p13_only_the_fresh_vec_allocates_per_operation,
         ),
@@ -242,11 +228,11 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Decision rules, with the thresholds this machine measured",
         run: verdicts::P11,
         pinned_by: &[
-            "crates/pool/src/decisions.rs::p11_the_per_call_rule_follows_the_crossover",
-            "crates/pool/src/decisions.rs::p11_the_stack_rule_cites_the_zeroed_array_too",
-            "crates/pool/src/decisions.rs::p11_secrets_are_given_back_cleared_not_rented_cleared",
-            "crates/pool/src/decisions.rs::p11_the_large_buffer_rule_states_the_bound_and_what_trim_cannot_reach",
-            "crates/pool/src/decisions.rs::p11_rules_are_a_function_of_the_findings",
+            "crates/pool-chapter/src/decisions.rs::p11_the_per_call_rule_follows_the_crossover",
+            "crates/pool-chapter/src/decisions.rs::p11_the_stack_rule_cites_the_zeroed_array_too",
+            "crates/pool-chapter/src/decisions.rs::p11_secrets_are_given_back_cleared_not_rented_cleared",
+            "crates/pool-chapter/src/decisions.rs::p11_the_large_buffer_rule_states_the_bound_and_what_trim_cannot_reach",
+            "crates/pool-chapter/src/decisions.rs::p11_rules_are_a_function_of_the_findings",
         ],
         allocator_sensitive: false,
         needs: &["P9-time", "P10", "P10-hit", "P12", "P13"],

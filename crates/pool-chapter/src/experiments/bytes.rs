@@ -7,10 +7,10 @@ use lab::fmt::thousands;
 use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
+use pool::{BufferPool, PoolConfig, SHARED_MAX_LEN, shared};
 
 use super::{SEED_ITALIC, bytes, seed_cell, warm};
 use crate::workloads::{self, FIRST_LINE, LINE_BUFFER};
-use crate::{BufferPool, PoolConfig, SHARED_MAX_LEN, shared};
 
 pub(super) const P1: Function = lab::function!(p1_bytes_per_line);
 pub(super) const P2: Function = lab::function!(p2_buckets);

@@ -3,7 +3,7 @@
 //! one allocation per operation.
 
 use lab::count;
-use pool::workloads::{self, ContentionWorkers, HIT_BYTES, P10_SIZES, Source};
+use pool_chapter::workloads::{self, ContentionWorkers, HIT_BYTES, P10_SIZES, Source};
 
 mod common;
 
@@ -124,10 +124,9 @@ fn p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib() {
     assert_eq!(after.allocations, before.allocations, "warm: no allocation");
 }
 
-#[cfg(feature = "experiments")]
 mod p13 {
     use super::*;
-    use pool::workloads::{Contender, Contenders};
+    use pool_chapter::workloads::{Contender, Contenders};
 
     /// P13: every contender hands out a buffer of the requested size and does the same touch.
     #[test]

@@ -39,7 +39,7 @@ fn time_threads(run: &Run, threads: usize) -> Threads {
     }
     let allocations = || {
         Source::ALL.map(|source| match source {
-            Source::SharedPool => Some(crate::shared().stats().allocations),
+            Source::SharedPool => Some(pool::shared().stats().allocations),
             Source::NoThreadCache => Some(no_cache.stats().allocations),
             Source::FreshVec => None,
         })

@@ -9,9 +9,9 @@ use lab::protocol::Allocator;
 use lab::report::{Function, Run};
 use lab::table::Claim;
 use lab::timing::{Measured, Measurements, Schedule, Timing};
+use pool::shared;
 
 use super::warm;
-use crate::shared;
 use crate::workloads::{self, HIT_BYTES};
 
 pub(super) const P9_TIME: Function = lab::function!(p9_time);

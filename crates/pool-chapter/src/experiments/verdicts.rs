@@ -7,6 +7,7 @@ use lab::protocol::Allocator;
 use lab::report::{Function, Run};
 use lab::table::Cell;
 use lab::timing::{BySize, Technique, agree, allocator_table};
+use pool::{PoolConfig, SHARED_MAX_LEN};
 
 use super::by_size::{FRESH, SHARED};
 use super::bytes_label;
@@ -16,7 +17,6 @@ use super::hit::{
 };
 use crate::decisions::{Counts, Findings, rules};
 use crate::workloads::{self, HIT_BYTES, LetGo, Source};
-use crate::{PoolConfig, SHARED_MAX_LEN};
 
 pub(super) const X1: Function = lab::function!(x1_pool);
 pub(super) const P11: Function = lab::function!(p11_rules);
@@ -135,7 +135,7 @@ fn findings(runs: &Runs, p: usize) -> Findings {
 /// The counts the rules cite: the same in every process.
 fn counts(runs: &Runs) -> Counts {
     let left = |how| workloads::secret_left_for_next_renter(how).0;
-    let shared = crate::shared();
+    let shared = pool::shared();
     Counts {
         default_limit: 1 + PoolConfig::default().max_per_bucket,
         shared_limit: 1 + shared.config().max_per_bucket,
@@ -173,7 +173,7 @@ fn p11_rules(run: &Run) -> Vec<Table> {
             cell(&|p| per_process[p][i].because.clone()),
         ]);
     }
-    table.note("The rules are `pool::decisions::rules`, a function of what one process measured. A rule that depends on a timing is evaluated in every process of this report and printed where every process produced the same words; *varies between runs* means they did not, and that this machine cannot decide it. The other rules cite counts.");
+    table.note("The rules are `pool_chapter::decisions::rules`, a function of what one process measured. A rule that depends on a timing is evaluated in every process of this report and printed where every process produced the same words; *varies between runs* means they did not, and that this machine cannot decide it. The other rules cite counts.");
     table.note("The timed rules read the runs of P9-time, P10, P10-hit, P12 and P13, each measured as the line under its table says.");
     table
         .note("They are this machine's: run `cargo xtask verify` on yours before relying on them.");

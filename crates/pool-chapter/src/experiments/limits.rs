@@ -8,10 +8,10 @@ use lab::fmt::thousands;
 use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
+use pool::{BufferPool, PoolConfig, Rented, SHARED_MAX_LEN, shared};
 
 use super::{SEED_ITALIC, seed_cell, warm};
 use crate::workloads::{self, LINE_BUFFER};
-use crate::{BufferPool, PoolConfig, Rented, SHARED_MAX_LEN, shared};
 
 pub(super) const P7: Function = lab::function!(p7_capacity);
 pub(super) const P8: Function = lab::function!(p8_ceiling);

@@ -7,7 +7,7 @@
 //! The other rules cite counts, which are the same in every process.
 //!
 //! ```
-//! use pool::decisions::{Counts, Findings, rules};
+//! use pool_chapter::decisions::{Counts, Findings, rules};
 //!
 //! let findings = Findings {
 //!     pool_faster_from: Some(100),
