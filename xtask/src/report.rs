@@ -73,10 +73,10 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "arena",
-        package: "arena",
+        package: "arena-chapter",
         doc: "04-arena.md",
         dev_build: false,
-        feature: Some("arena/experiments"),
+        feature: None,
         other_bins: &[],
         allocators: &Allocator::ALL,
     },
