@@ -7,8 +7,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 fn a1_two_hundred_thousand_nodes(c: &mut Criterion) {
     let mut group = c.benchmark_group("A1");
     group.sample_size(20);
-    for way in arena::WAYS {
-        group.bench_function(way.name, |b| b.iter(|| (way.run)(black_box(arena::N))));
+    for way in arena_chapter::WAYS {
+        group.bench_function(way.name, |b| {
+            b.iter(|| (way.run)(black_box(arena_chapter::N)))
+        });
     }
     group.finish();
 }
@@ -16,12 +18,12 @@ fn a1_two_hundred_thousand_nodes(c: &mut Criterion) {
 fn a6_churn(c: &mut Criterion) {
     let mut group = c.benchmark_group("A6");
     group.sample_size(10);
-    for way in arena::churn::CHURNS {
+    for way in arena_chapter::churn::CHURNS {
         group.bench_function(way.name, |b| {
             b.iter(|| {
                 (way.run)(
-                    black_box(arena::churn::CHURN_LIVE),
-                    arena::churn::CHURN_STEPS,
+                    black_box(arena_chapter::churn::CHURN_LIVE),
+                    arena_chapter::churn::CHURN_STEPS,
                 )
             })
         });
@@ -33,13 +35,15 @@ fn a4_bump_vector_growth(c: &mut Criterion) {
     let mut group = c.benchmark_group("A4");
     group.sample_size(20);
     group.bench_function("bump_vec_grown_alone", |b| {
-        b.iter(|| arena::growth::bump_vec_grown_alone(black_box(arena::N)))
+        b.iter(|| arena_chapter::growth::bump_vec_grown_alone(black_box(arena_chapter::N)))
     });
     group.bench_function("bump_vec_grown_with_a_neighbour", |b| {
-        b.iter(|| arena::growth::bump_vec_grown_with_a_neighbour(black_box(arena::N)))
+        b.iter(|| {
+            arena_chapter::growth::bump_vec_grown_with_a_neighbour(black_box(arena_chapter::N))
+        })
     });
     group.bench_function("bump_vec_grown_across_chunks", |b| {
-        b.iter(|| arena::growth::bump_vec_grown_across_chunks(black_box(arena::N)))
+        b.iter(|| arena_chapter::growth::bump_vec_grown_across_chunks(black_box(arena_chapter::N)))
     });
     group.finish();
 }

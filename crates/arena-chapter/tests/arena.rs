@@ -1,14 +1,16 @@
 //! Chapter 4's counted claims, exact.
 
 use allocator_api2::alloc::{Allocator, Global};
-use arena::allocators::{Calls, Counting, NeverInPlace, Through, build_nodes, push_in};
-use arena::churn::{CHURN_LIVE, CHURN_STEPS, CHURNS, churn_arena, churn_box, churn_pool};
-use arena::drops::{drops_bump, drops_bump_box, drops_typed_arena, drops_vec_in_bump};
-use arena::growth::{
+use arena::allocators::build_nodes;
+use arena::{Node, node};
+use arena_chapter::allocators::{Calls, Counting, NeverInPlace, Through, push_in};
+use arena_chapter::churn::{CHURN_LIVE, CHURN_STEPS, CHURNS, churn_arena, churn_box, churn_pool};
+use arena_chapter::drops::{drops_bump, drops_bump_box, drops_typed_arena, drops_vec_in_bump};
+use arena_chapter::growth::{
     bump_vec_grown_across_chunks, bump_vec_grown_alone, bump_vec_grown_with_a_neighbour,
     push_growth, zig_array_list_growth,
 };
-use arena::*;
+use arena_chapter::*;
 use lab::{AllocStats, count};
 
 #[global_allocator]

@@ -16,9 +16,8 @@
 //!   allocation ([`bump_vec_grown_with_a_neighbour`]) or a full chunk
 //!   ([`bump_vec_grown_across_chunks`]) turns old blocks into garbage until the arena goes.
 
+use arena::{Node, node};
 use bumpalo::Bump;
-
-use crate::{Node, node};
 
 /// What the capacity changes of a vector under `n` pushes amount to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +51,7 @@ impl Growth {
 /// `growths` are capacity changes).
 ///
 /// ```
-/// let growth = arena::growth::push_growth(200_000);
+/// let growth = arena_chapter::growth::push_growth(200_000);
 /// // The first allocation (4 nodes), then 16 growths, doubling up to 262,144.
 /// assert_eq!((growth.capacity_changes, growth.growths()), (17, 16));
 /// assert_eq!(growth.final_capacity, 262_144);
@@ -85,7 +84,7 @@ pub const ZIG_CACHE_LINE: usize = 128;
 /// element_size)`, repeated until it fits.
 ///
 /// ```
-/// use arena::growth::zig_array_list_growth;
+/// use arena_chapter::growth::zig_array_list_growth;
 /// // The seed's benchmark counted 1 alloc + 21 remaps for 200,000 `u64`s.
 /// assert_eq!(zig_array_list_growth(200_000, 8).growths(), 21);
 /// ```

@@ -9,11 +9,12 @@
 
 use std::hint::black_box;
 
+use arena::pool::FreeListPool;
+use arena::{Node, node};
 use bumpalo::Bump;
 use typed_arena::Arena;
 
-use crate::pool::FreeListPool;
-use crate::{Node, Way, checksum, node, way};
+use crate::{Way, checksum, way};
 
 /// Objects kept live.
 pub const CHURN_LIVE: usize = 10_000;

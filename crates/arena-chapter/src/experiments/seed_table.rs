@@ -44,7 +44,7 @@ const fn seed(way: Way, ms: f64, counts: [u64; 4]) -> SeedRow {
 }
 
 /// The seed's six rows. Its `MemoryPool` is an arena and a free list, as
-/// [`crate::pool::FreeListPool`] is.
+/// [`arena::pool::FreeListPool`] is.
 const SEED: [SeedRow; 6] = [
     seed(PUSH_NO_RESERVE, 0.153, [1, 21, 0, 1]),
     seed(PUSH_RESERVED, 0.102, [1, 0, 0, 1]),

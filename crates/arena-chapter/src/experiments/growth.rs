@@ -258,7 +258,7 @@ fn a4_bump_growth(run: &Run) -> Vec<Table> {
     table.note(format!(
         "A `bumpalo::collections::Vec` starts at one element and doubles: the first allocation and {} growths, to {} nodes.",
         alone.growths,
-        thousands((alone.final_capacity_bytes / size_of::<crate::Node>()) as u64),
+        thousands((alone.final_capacity_bytes / size_of::<arena::Node>()) as u64),
     ));
     table.note("A growth extends the block in place only if the vector is the arena's last allocation and its chunk has room; otherwise it copies the vector to a new block and the old one stays behind as garbage until the arena is reset or dropped.");
     table.note("Garbage is every byte the arena handed out that no live value uses; the \"sized up front\" arenas have room for every block the vector ever needs.");

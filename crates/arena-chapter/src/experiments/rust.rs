@@ -6,9 +6,9 @@ use lab::report::{Function, Run};
 use lab::table::{Cell, Columns};
 use lab::{Kind, Table, count};
 
-use crate::contract::{RULES, Rule};
 use crate::drops::{Counted, drops_bump, drops_bump_box, drops_typed_arena, drops_vec_in_bump};
-use crate::routes::ROUTES;
+use arena::contract::{RULES, Rule};
+use arena::routes::ROUTES;
 
 pub(super) const A5: Function = lab::function!(a5_any_allocator);
 pub(super) const A7: Function = lab::function!(a7_drop);

@@ -1,6 +1,5 @@
 //! Chapter 4's experiments (A1–A8, and X1 for this chapter), run by `arena-experiments` (the
-//! system allocator) and `arena-experiments-mimalloc` under `cargo xtask report`. Built only with
-//! the `experiments` feature.
+//! system allocator) and `arena-experiments-mimalloc` under `cargo xtask report`.
 //!
 //! One file per topic: `seed_table.rs` (A1, its counts and the seed's ranking), `growth.rs`
 //! (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers and checks), `churn.rs` (A6), `x1.rs` (every
@@ -28,10 +27,10 @@ pub static CHAPTER: Chapter = Chapter {
     }],
 };
 
-/// `crates/arena/tests/arena.rs::name`, at compile time.
+/// `crates/arena-chapter/tests/arena.rs::name`, at compile time.
 macro_rules! test {
     ($name:ident) => {
-        concat!("crates/arena/tests/arena.rs::", stringify!($name))
+        concat!("crates/arena-chapter/tests/arena.rs::", stringify!($name))
     };
 }
 

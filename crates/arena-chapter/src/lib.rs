@@ -1,0 +1,298 @@
+//! Chapter 4's measuring code: the workloads, the experiments and the experiments binaries of
+//! `docs/04-arena.md`, beside the [`arena`] library they measure.
+//!
+//! The crate root is A1's workloads, one function each, called by the experiments, the
+//! criterion bench and the tests. Every timed workload is generic over `const COPY: u8`:
+//! `f::<0>` and `f::<1>` are two machine-code copies of the same function, so the timing
+//! protocol's twin is a copy of the measured code and not just of the loop around it. Call
+//! `f::<0>`.
+//!
+//! - [`WAYS`]: A1's eleven ways to create [`N`] nodes, each a [`Way`] (name, label and both
+//!   copies), one list for the experiments, the bench and the tests:
+//!   [`push_no_reserve`], [`push_reserved`], [`one_allocation`] (a `Vec` of [`Node`]s three
+//!   ways), [`u64s_extended`] (the seed's contiguous shape: bare `u64`s), [`box_per_item`],
+//!   [`bump_per_item`], [`bump_through_dyn`] (the same arena through `&dyn Allocator`, an
+//!   indirect call per allocation, as in Zig), [`bump_with_capacity`],
+//!   [`typed_arena_per_item`], [`pool_per_item`] (the library's [`FreeListPool`]) and
+//!   [`slab_per_item`];
+//! - [`churn`]: 10,000 live objects, 1,000,000 free-one-create-one steps, through an arena, the
+//!   free-list pool and one `Box` per object ([`churn::CHURNS`]);
+//! - [`allocators::Counting`], [`allocators::NeverInPlace`], [`allocators::Through`] (any
+//!   global allocator, glibc's or mimalloc, as an `Allocator` whose `realloc` decides growth)
+//!   and [`allocators::push_in`], the library's
+//!   [`build_nodes`](arena::allocators::build_nodes) as a workload, for A4;
+//! - [`growth::push_growth`]: how many times 200,000 pushes change a `Vec`'s capacity (the first
+//!   allocation and 16 growths) and what the growths carry over (A2, A3);
+//!   [`growth::zig_array_list_growth`]: the same for Zig's `ArrayList`, from its growth rule;
+//! - [`growth::bump_vec_grown_alone`], [`growth::bump_vec_grown_with_a_neighbour`],
+//!   [`growth::bump_vec_grown_across_chunks`]: bumpalo extends its last allocation in place, so
+//!   a vector grown alone leaves no garbage; a later allocation or a full chunk does (A4);
+//! - [`drops`]: who runs destructors (A7).
+//!
+//! The experiments live in `src/experiments/`, one file per topic, declared once in
+//! [`CHAPTER`]; `arena-experiments` runs them under the system allocator and
+//! `arena-experiments-mimalloc` runs the timed ones (A1, A6) again under mimalloc.
+#![deny(missing_docs)]
+
+pub mod allocators;
+pub mod churn;
+pub mod drops;
+mod experiments;
+pub mod growth;
+
+pub use experiments::CHAPTER;
+
+use std::hint::black_box;
+
+use allocator_api2::alloc::Allocator;
+use arena::pool::FreeListPool;
+use arena::{Node, node};
+use bumpalo::Bump;
+use slab::Slab;
+use typed_arena::Arena;
+
+/// The Zig seed's N: objects created per workload.
+pub const N: usize = 200_000;
+
+/// Folds nodes into one number, so every workload returns something derived from all of them.
+/// Always inlined, so each copy of a workload has its own copy of the fold.
+#[inline(always)]
+pub fn checksum<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> u64 {
+    nodes
+        .into_iter()
+        .fold(0, |acc, n| acc.rotate_left(5) ^ n.value ^ n.id)
+}
+
+/// `n` pushes onto a `Vec<Node>` that was not reserved: it grows geometrically.
+#[inline(never)]
+pub fn push_no_reserve<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let mut nodes = Vec::new();
+    for i in 0..n {
+        nodes.push(node(i));
+    }
+    checksum(&nodes)
+}
+
+/// `n` pushes onto a `Vec<Node>` reserved once: one allocation, no growth, but every `push`
+/// still checks the capacity.
+#[inline(never)]
+pub fn push_reserved<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let mut nodes = Vec::with_capacity(n);
+    for i in 0..n {
+        nodes.push(node(i));
+    }
+    checksum(&nodes)
+}
+
+/// All `n` nodes in one boxed slice, collected from an exact-size iterator: one allocation and
+/// no capacity check per node (the closest Rust has to Zig's `appendAssumeCapacity`).
+#[inline(never)]
+pub fn one_allocation<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let nodes: Box<[Node]> = (0..n).map(node).collect();
+    checksum(nodes.iter())
+}
+
+/// The seed's contiguous shape, for comparison: `n` bare `u64`s appended to a reserved
+/// `Vec<u64>` with `extend(0..n)`, no `black_box` per value and no checksum (the optimiser may
+/// vectorise the loop). Returns the length, so it does *not* compute the nodes' checksum.
+#[inline(never)]
+pub fn u64s_extended<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let mut values: Vec<u64> = Vec::with_capacity(n);
+    values.extend(0..n as u64);
+    black_box(values.as_slice());
+    values.len() as u64
+}
+
+/// One `Box` per node, kept in a reserved `Vec` of pointers (the seed's `create` in a loop):
+/// `n + 1` allocations and `n + 1` deallocations.
+#[inline(never)]
+pub fn box_per_item<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let mut nodes: Vec<Box<Node>> = Vec::with_capacity(n);
+    for i in 0..n {
+        nodes.push(Box::new(node(i)));
+    }
+    checksum(nodes.iter().map(|b| &**b))
+}
+
+/// One `bumpalo` allocation per node, the pointers also in the arena: the only calls to the
+/// system allocator are the arena's chunks.
+#[inline(never)]
+pub fn bump_per_item<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let bump = Bump::new();
+    nodes_in_bump(&bump, n)
+}
+
+/// The same, with the arena sized up front (`Bump::with_capacity`): one chunk.
+#[inline(never)]
+pub fn bump_with_capacity<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let bump = Bump::with_capacity(n * (size_of::<Node>() + size_of::<&Node>()));
+    nodes_in_bump(&bump, n)
+}
+
+/// The body of the two rows above: a slice of `n` pointers in `bump`, each to a node allocated
+/// in `bump` (`Bump::alloc` is `#[inline(always)]`, so each allocation is inlined here).
+#[inline(always)]
+pub fn nodes_in_bump(bump: &Bump, n: usize) -> u64 {
+    let nodes: &[&Node] = bump.alloc_slice_fill_with(n, |i| &*bump.alloc(node(i)));
+    checksum(nodes.iter().copied())
+}
+
+/// The seed's `buildNodes` shape: the same arena reached through `&dyn Allocator`, the
+/// allocator hidden behind `black_box`, so no call can be inlined or devirtualised — one
+/// indirect call per allocation, as through Zig's `std.mem.Allocator` vtable.
+#[inline(never)]
+pub fn bump_through_dyn<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let bump = Bump::new();
+    let by_ref = &bump;
+    let arena: &dyn Allocator = black_box(&by_ref);
+    let mut nodes = allocator_api2::vec::Vec::with_capacity_in(n, arena);
+    for i in 0..n {
+        let boxed = allocator_api2::boxed::Box::new_in(node(i), arena);
+        // The node's memory is the arena's: it goes when the arena goes.
+        nodes.push(&*allocator_api2::boxed::Box::leak(boxed));
+    }
+    checksum(nodes.iter().copied())
+}
+
+/// One `typed_arena` allocation per node, the pointers in a reserved `Vec` (a typed arena holds
+/// one type only).
+#[inline(never)]
+pub fn typed_arena_per_item<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let arena = Arena::new();
+    pointers_to(n, |node| arena.alloc(node))
+}
+
+/// One object per node from a [`FreeListPool`] (the seed's `MemoryPool`: a `typed_arena` and a
+/// free list), the pointers in a reserved `Vec`. Create-only, so every `create` finds the free
+/// list empty and allocates from the arena.
+#[inline(never)]
+pub fn pool_per_item<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let arena = Arena::new();
+    let mut pool = FreeListPool::new(&arena);
+    pointers_to(n, |node| pool.create(node))
+}
+
+/// `n` nodes, each placed by `create`, their pointers in a reserved `Vec`, folded into the
+/// checksum. Inlined, so each workload has its own copy.
+#[inline(always)]
+fn pointers_to<'a>(n: usize, mut create: impl FnMut(Node) -> &'a mut Node) -> u64 {
+    let mut nodes: Vec<&Node> = Vec::with_capacity(n);
+    for i in 0..n {
+        nodes.push(create(node(i)));
+    }
+    checksum(nodes)
+}
+
+/// One slot per node in an index-based pool (`slab::Slab`: a `Vec` of slots addressed by key,
+/// with a free list of keys). It grows like a `Vec`, moving every object at each growth.
+#[inline(never)]
+pub fn slab_per_item<const COPY: u8>(n: usize) -> u64 {
+    black_box(COPY);
+    let mut pool = Slab::new();
+    for i in 0..n {
+        pool.insert(node(i));
+    }
+    checksum(pool.iter().map(|(_, n)| n))
+}
+
+/// One timed workload: its function's name (the criterion bench's label), how the chapter's
+/// tables name it, and two machine-code copies of it — `run` (`f::<0>`) for every caller, and
+/// `twin` (`f::<1>`) for the timing protocol's twin, which must be a separate copy of the
+/// measured function.
+#[derive(Clone, Copy, Debug)]
+pub struct Way<F = fn(usize) -> u64> {
+    /// The function's name.
+    pub name: &'static str,
+    /// The label in the chapter's tables (markdown).
+    pub label: &'static str,
+    /// The workload (copy 0).
+    pub run: F,
+    /// The same workload, copy 1.
+    pub twin: F,
+}
+
+/// A way named after its generic function (which must be in scope), so the bench's name cannot
+/// drift from the code.
+macro_rules! way {
+    ($function:ident, $label:expr) => {
+        $crate::Way {
+            name: stringify!($function),
+            label: $label,
+            run: $function::<0>,
+            twin: $function::<1>,
+        }
+    };
+}
+pub(crate) use way;
+
+/// Each of A1's ways by name, so a table or a conclusion can refer to one.
+pub mod ways {
+    use super::*;
+
+    /// [`push_no_reserve`].
+    pub const PUSH_NO_RESERVE: Way = way!(push_no_reserve, "`Vec::push`, no reserve");
+    /// [`push_reserved`].
+    pub const PUSH_RESERVED: Way = way!(push_reserved, "`Vec::with_capacity` then push");
+    /// [`one_allocation`].
+    pub const ONE_ALLOCATION: Way = way!(
+        one_allocation,
+        "one allocation (`collect` into `Box<[Node]>`)"
+    );
+    /// [`u64s_extended`].
+    pub const U64S_EXTENDED: Way = way!(
+        u64s_extended,
+        "the seed's shape: `Vec<u64>` reserved, `extend(0..n)`, no checksum"
+    );
+    /// [`box_per_item`].
+    pub const BOX_PER_ITEM: Way = way!(box_per_item, "one `Box` per item");
+    /// [`bump_per_item`].
+    pub const BUMP_PER_ITEM: Way = way!(bump_per_item, "`bumpalo`, one `alloc` per item");
+    /// [`bump_through_dyn`].
+    pub const BUMP_THROUGH_DYN: Way = way!(
+        bump_through_dyn,
+        "`bumpalo` through `&dyn Allocator` (an indirect call per item)"
+    );
+    /// [`bump_with_capacity`].
+    pub const BUMP_WITH_CAPACITY: Way =
+        way!(bump_with_capacity, "`bumpalo`, `Bump::with_capacity`");
+    /// [`typed_arena_per_item`].
+    pub const TYPED_ARENA_PER_ITEM: Way =
+        way!(typed_arena_per_item, "`typed-arena`, one `alloc` per item");
+    /// [`pool_per_item`].
+    pub const POOL_PER_ITEM: Way = way!(
+        pool_per_item,
+        "free-list pool (`typed-arena` + free list), one `create` per item"
+    );
+    /// [`slab_per_item`].
+    pub const SLAB_PER_ITEM: Way = way!(
+        slab_per_item,
+        "index-based pool (`slab`), one `insert` per item"
+    );
+}
+
+/// A1's eleven ways, in the order of its table: the seed's rows, each followed by the rows this
+/// chapter adds to explain it. All but [`ways::U64S_EXTENDED`] create the same `N` nodes and
+/// return the same checksum.
+pub const WAYS: [Way; 11] = [
+    ways::PUSH_NO_RESERVE,
+    ways::PUSH_RESERVED,
+    ways::ONE_ALLOCATION,
+    ways::U64S_EXTENDED,
+    ways::BOX_PER_ITEM,
+    ways::BUMP_PER_ITEM,
+    ways::BUMP_THROUGH_DYN,
+    ways::BUMP_WITH_CAPACITY,
+    ways::TYPED_ARENA_PER_ITEM,
+    ways::POOL_PER_ITEM,
+    ways::SLAB_PER_ITEM,
+];
