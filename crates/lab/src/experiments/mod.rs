@@ -55,9 +55,9 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Twins measured two ways: interleaved round-robin vs one method after the other",
         run: noise::M3,
         pinned_by: &[
-            "crates/lab/src/timing.rs::interleaved_rounds_rotate_and_every_slot_gets_every_round",
-            "crates/lab/src/timing.rs::sequential_runs_every_round_of_a_slot_before_the_next",
-            "crates/lab/src/timing.rs::twins_are_two_copies_of_the_code",
+            "crates/lab/src/timing/rounds.rs::interleaved_rounds_rotate_and_every_slot_gets_every_round",
+            "crates/lab/src/timing/rounds.rs::sequential_runs_every_round_of_a_slot_before_the_next",
+            "crates/lab/src/timing/twins.rs::twins_are_two_copies_of_the_code",
             "crates/lab/src/publish.rs::a_difference_inside_one_methods_twin_noise_is_not_resolvable",
             "crates/lab/src/publish.rs::a_difference_inside_the_between_process_spread_is_not_resolvable",
             "crates/lab/src/publish.rs::a_difference_below_the_absolute_floor_is_never_printed",
