@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lab::workloads;
+use lab_chapter::workloads;
 
 fn m1_familiar_allocations(c: &mut Criterion) {
     let mut group = c.benchmark_group("M1");

@@ -65,13 +65,13 @@ pub struct CountingAlloc<A: Handle = System> {
 }
 
 /// A global allocator type whose copies are all the same allocator: a handle to process-wide
-/// state, as `System` and [`Mimalloc`] are.
+/// state, as `System` and `Mimalloc` (the `mimalloc` feature) are.
 ///
 /// # Safety
 /// Memory allocated through one copy must be valid to free or grow through any other copy. A
 /// type that keeps its state in itself (or keys it on its own address) must not implement it.
 /// A handle type that does not derive `Copy` (`mimalloc::MiMalloc`) gets a one-line `Copy`
-/// newtype that forwards to it, as [`Mimalloc`] does.
+/// newtype that forwards to it, as `Mimalloc` does.
 pub unsafe trait Handle: GlobalAlloc + Copy {}
 
 // SAFETY: `System` is a unit struct over the C allocator's process-wide state.

@@ -17,9 +17,6 @@ pub mod callgrind;
 pub mod timing;
 // The runner.
 pub mod report;
-// Chapter 1, on top: nothing in the kit imports it.
-pub mod experiments;
-pub mod workloads;
 
 pub use alloc::{AllocStats, CountingAlloc, count};
 pub use table::{Cell, Kind, Table};

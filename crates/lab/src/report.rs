@@ -52,7 +52,7 @@ macro_rules! function {
 /// One experiment of a chapter, declared once.
 #[derive(Debug, Clone, Copy)]
 pub struct Experiment {
-    /// The ID from `EXPERIMENTS.md` (`M1`, `P2`, …), which is also the id of its table.
+    /// The experiment's ID (`M1`, `P2`, …), which is also the id of its table.
     pub id: &'static str,
     /// `count` experiments are re-run and compared exactly by `cargo xtask report --check`.
     pub kind: Kind,

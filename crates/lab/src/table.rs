@@ -255,7 +255,7 @@ impl Cell {
 /// One experiment's result: what `cargo xtask report` stores in `docs/data/` and renders.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Table {
-    /// The experiment ID from `EXPERIMENTS.md` (`M1`, `P2`, …); also the docs marker's id.
+    /// The experiment ID (`M1`, `P2`, …); also the docs marker's id.
     pub id: String,
     /// A one-line title, rendered in bold above the table.
     pub title: String,

@@ -1,14 +1,15 @@
 //! M3, M4, M5 and M8: twins, the floor, the publish rule, and the second noise source.
 
-use crate::fmt::significant;
-use crate::plot::{Plot, Series};
-use crate::publish::{self, Figures, RATIO_PRECISION, Verdict};
-use crate::report::{Function, Run};
-use crate::table::{Cell, Claim, Columns, Kind, Table};
-use crate::timing::{Measured, Method, Schedule, Timing};
+use lab::fmt::significant;
+use lab::plot::{Plot, Series};
+use lab::publish::{self, Figures, RATIO_PRECISION, Verdict};
+use lab::report::{Function, Run};
+use lab::table::{Cell, Claim, Columns, Kind, Table};
+use lab::timing::{Measured, Method, Schedule, Timing};
+
 use crate::workloads;
 
-pub(super) const M3: Function = crate::function!(m3_twins_floor_and_rule);
+pub(super) const M3: Function = lab::function!(m3_twins_floor_and_rule);
 
 const ZEROED: &str = "zeroed 2 KiB stack array `[0u8; 2048]`";
 const UNZEROED: &str = "unzeroed 2 KiB stack array (`MaybeUninit`)";
@@ -33,7 +34,7 @@ fn m3_timing(run: &Run, schedule: Schedule) -> Measured {
 }
 
 /// The largest twin disagreement of one process's run.
-fn worst_in_process(m: &crate::timing::Measurements) -> f64 {
+fn worst_in_process(m: &lab::timing::Measurements) -> f64 {
     m.methods
         .iter()
         .map(|r| r.twin_disagreement_pct())
@@ -79,7 +80,7 @@ fn m3_twins_floor_and_rule(run: &Run) -> Vec<Table> {
     m3.note("The sequential columns ran every round of one copy before the next copy, as criterion does; only the order differs. Twin disagreement is the largest of any process.");
     m3.conclude(
         "in every process, the largest twin disagreement of the interleaved run was smaller than the sequential run's",
-        crate::timing::agree(interleaved.process_count(), |p| {
+        lab::timing::agree(interleaved.process_count(), |p| {
             Some(
                 if worst_in_process(&interleaved.processes[p])
                     < worst_in_process(&sequential.processes[p])

@@ -1,50 +1,33 @@
 //! Chapter 1's experiments (M1, M3–M8), run by `lab-experiments` under `cargo xtask report`.
 //!
-//! Chapter 1 sits on top of the kit: nothing in `lab`'s other modules imports this one.
 //! One file per topic: this one (the declarations and M1, the counts), `noise.rs` (M3, M4, M5,
 //! M8: twins, the floor, the publish rule, processes), `build_and_sink.rs` (M6, M7).
 
-use crate::report::{Chapter, Experiment, Run, Source};
-use crate::table::{Cell, Columns, Kind, Table};
+use std::hint::black_box;
+
+use lab::report::{Experiment, Run};
+use lab::table::{Cell, Columns, Kind, Table};
+use lab::{AllocStats, count};
+
 use crate::workloads;
-use crate::{AllocStats, count};
 
 mod build_and_sink;
 mod noise;
 
-/// Chapter 1: its experiments in the order the chapter presents them.
-pub static CHAPTER: Chapter = Chapter {
-    name: "lab",
-    experiments: EXPERIMENTS,
-    sources: &[
-        Source {
-            seed: "000",
-            note: "The .NET course chapter on `ArrayPool`: it counts bytes with `GC.GetAllocatedBytesForCurrentThread()`, the model for M1's per-thread counts, and keeps every result in a static sink (M7).",
-        },
-        Source {
-            seed: "001",
-            note: "The Zig article on arenas: it states its build mode and allocator with every figure, and cites the previous chapter's finding that a Debug build runs tens of times slower than ReleaseFast (M6).",
-        },
-        Source {
-            seed: "002",
-            note: "The C# `stackalloc` article (BenchmarkDotNet, .NET 10): its twins, its floor and its publish rule are the model for chapter 1's timing protocol.",
-        },
-    ],
-};
-
-const EXPERIMENTS: &[Experiment] = &[
+/// Every experiment of chapter 1, in the order the chapter presents them.
+pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "M1",
         kind: Kind::Count,
         title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call; its value kept alive, but in the second row)",
-        run: crate::function!(m1_counting_allocator),
+        run: lab::function!(m1_counting_allocator),
         pinned_by: &[
-            "crates/lab/tests/counting_alloc.rs::box_u64_is_one_allocation_of_8_bytes",
-            "crates/lab/tests/counting_alloc.rs::vec_with_capacity_128_is_one_allocation_of_128_bytes",
-            "crates/lab/tests/counting_alloc.rs::thai_string_is_27_bytes",
-            "crates/lab/tests/counting_alloc.rs::a_grown_vec_reports_reallocations_not_alloc_free_pairs",
+            "crates/lab-chapter/tests/familiar_calls.rs::box_u64_is_one_allocation_of_8_bytes",
+            "crates/lab-chapter/tests/familiar_calls.rs::vec_with_capacity_128_is_one_allocation_of_128_bytes",
+            "crates/lab-chapter/tests/familiar_calls.rs::thai_string_is_27_bytes",
+            "crates/lab-chapter/tests/familiar_calls.rs::a_grown_vec_reports_reallocations_not_alloc_free_pairs",
             "crates/lab/tests/counting_alloc.rs::nothing_allocated_reads_zero_while_four_threads_allocate",
-            "crates/lab/tests/counting_alloc.rs::format_of_the_order_line_is_one_allocation_and_two_reallocations",
+            "crates/lab-chapter/tests/familiar_calls.rs::format_of_the_order_line_is_one_allocation_and_two_reallocations",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -55,9 +38,9 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Twins measured two ways: interleaved round-robin vs one method after the other",
         run: noise::M3,
         pinned_by: &[
-            "crates/lab/src/timing.rs::interleaved_rounds_rotate_and_every_slot_gets_every_round",
-            "crates/lab/src/timing.rs::sequential_runs_every_round_of_a_slot_before_the_next",
-            "crates/lab/src/timing.rs::twins_are_two_copies_of_the_code",
+            "crates/lab/src/timing/rounds.rs::interleaved_rounds_rotate_and_every_slot_gets_every_round",
+            "crates/lab/src/timing/rounds.rs::sequential_runs_every_round_of_a_slot_before_the_next",
+            "crates/lab/src/timing/twins.rs::twins_are_two_copies_of_the_code",
             "crates/lab/src/publish.rs::a_difference_inside_one_methods_twin_noise_is_not_resolvable",
             "crates/lab/src/publish.rs::a_difference_inside_the_between_process_spread_is_not_resolvable",
             "crates/lab/src/publish.rs::a_difference_below_the_absolute_floor_is_never_printed",
@@ -91,7 +74,12 @@ const EXPERIMENTS: &[Experiment] = &[
 /// The M1 rows: a label and the counted cost of one call.
 pub fn m1_rows() -> Vec<(&'static str, AllocStats)> {
     vec![
-        ("`Box::new(0u64)`", count(workloads::box_u64).1),
+        // The sink keeps this row's allocation whatever the optimiser inlines: without it, an
+        // inlined `count` lets the optimiser remove the `Box` as in the next row.
+        (
+            "`Box::new(0u64)`",
+            count(|| black_box(workloads::box_u64())).1,
+        ),
         (
             "`drop(Box::new(0u64))`, the value never observed",
             count(workloads::box_u64_unobserved).1,

@@ -3,16 +3,17 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use crate::fmt::significant;
-use crate::protocol::{DEV_BINARY_VAR, Settings};
-use crate::publish::{self, RATIO_PRECISION};
-use crate::report::{Function, Run};
-use crate::table::{Cell, Claim, Columns, Kind, Table};
-use crate::timing::{Measured, Schedule, Timing};
+use lab::fmt::significant;
+use lab::protocol::{DEV_BINARY_VAR, Settings};
+use lab::publish::{self, RATIO_PRECISION};
+use lab::report::{Function, Run};
+use lab::table::{Cell, Claim, Columns, Kind, Table};
+use lab::timing::{Measured, Schedule, Timing};
+
 use crate::workloads;
 
-pub(super) const M6: Function = crate::function!(m6_dev_vs_release);
-pub(super) const M7: Function = crate::function!(m7_deleted_work);
+pub(super) const M6: Function = lab::function!(m6_dev_vs_release);
+pub(super) const M7: Function = lab::function!(m7_deleted_work);
 
 const M6_WORKLOADS: [&str; 2] = [
     "200,000 × `Vec::<u64>::push`, no reserve",
@@ -20,7 +21,7 @@ const M6_WORKLOADS: [&str; 2] = [
 ];
 
 fn m6_timing(settings: &Settings) -> Measured {
-    let mut timing = Timing::new(crate::timing::Config::for_settings(settings));
+    let mut timing = Timing::new(lab::timing::Config::for_settings(settings));
     timing.method(M6_WORKLOADS[0], || {
         workloads::push_u64(black_box(workloads::PUSHES))
     });
@@ -44,7 +45,7 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
                 // A dev run that fails in one process but not another would leave the processes
                 // with different figures: fail the report instead of printing either.
                 assert!(
-                    crate::protocol::role() == crate::protocol::ProcessRole::Probe,
+                    lab::protocol::role() == lab::protocol::ProcessRole::Probe,
                     "M6: the dev-profile run failed: {err}"
                 );
                 err

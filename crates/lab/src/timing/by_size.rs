@@ -1,0 +1,70 @@
+//! One timing run per size, and the verdicts read across sizes.
+
+use crate::protocol::Allocator;
+use crate::table::Claim;
+
+use super::measured::{Measured, agree};
+
+/// One timing run per size (S1, P10…): rows of a by-size table, read across sizes by the
+/// [`crate::verdicts`] rules.
+#[derive(Debug, Clone)]
+pub struct BySize {
+    /// The size (items, bytes: the caller's unit).
+    pub size: usize,
+    /// The run at that size.
+    pub m: Measured,
+}
+
+impl BySize {
+    /// The same runs under `allocator`, where every one of them was measured there.
+    pub fn under(runs: &[BySize], allocator: Allocator) -> Option<Vec<BySize>> {
+        runs.iter()
+            .map(|s| {
+                s.m.under(allocator).map(|m| BySize {
+                    size: s.size,
+                    m: m.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// In process `p`: whether `a` was resolvably faster than `b`, size by size.
+    pub fn outcomes(runs: &[&BySize], p: usize, a: &str, b: &str) -> Vec<(usize, Option<bool>)> {
+        runs.iter()
+            .map(|s| (s.size, s.m.processes[p].faster(a, b)))
+            .collect()
+    }
+
+    /// Every process's verdict on the sizes at which `a` is faster than `b` (each size written
+    /// by `label`); printed if they agree.
+    pub fn sizes_where_faster(
+        runs: &[&BySize],
+        a: &str,
+        b: &str,
+        label: impl Fn(usize) -> String,
+    ) -> Claim {
+        agree(runs[0].m.process_count(), |p| {
+            let outcomes = Self::outcomes(runs, p, a, b);
+            Some(crate::verdicts::describe_sizes(
+                &crate::verdicts::sizes_where(&outcomes),
+                outcomes.len(),
+                &label,
+            ))
+        })
+    }
+
+    /// Every process's verdict on the size from which `a` is faster than `b` for good.
+    pub fn crossover_claim(
+        runs: &[&BySize],
+        a: &str,
+        b: &str,
+        label: impl Fn(usize) -> String,
+    ) -> Claim {
+        agree(runs[0].m.process_count(), |p| {
+            Some(crate::verdicts::describe_crossover(
+                crate::verdicts::crossover(&Self::outcomes(runs, p, a, b)),
+                &label,
+            ))
+        })
+    }
+}
