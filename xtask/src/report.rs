@@ -82,10 +82,10 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "receipt",
-        package: "receipt",
+        package: "receipt-chapter",
         doc: "05-receipt.md",
         dev_build: false,
-        feature: Some("receipt/experiments"),
+        feature: None,
         other_bins: &[("receipt", "receipt")],
         allocators: &Allocator::ALL,
     },

@@ -1,12 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub mod cases;
-pub mod command;
 pub mod contract;
 mod engine;
-#[cfg(feature = "experiments")]
-pub mod experiments;
 pub mod generate;
 pub mod input;
 pub mod line;
@@ -17,7 +13,6 @@ mod strategies;
 // the order loop and of the line reader, which are private, so the copies are made here.
 #[doc(hidden)]
 pub mod twins;
-pub mod workloads;
 
 use std::fmt;
 use std::io::{Read, Write};

@@ -21,9 +21,9 @@ use std::io::{self, Write};
 
 use pool::BufferPool;
 
-use crate::generate::generated;
-use crate::scan::{self, Depth, ItemCache, Scanner};
-use crate::{CHUNK_SIZE, FLUSH_BYTES, Processor, Strategy, twins};
+use receipt::generate::generated;
+use receipt::scan::{self, Depth, ItemCache, Scanner};
+use receipt::{CHUNK_SIZE, FLUSH_BYTES, Processor, Strategy, twins};
 
 /// Lines per chunk in the per-chunk throughput runs (R2): small enough for hundreds of timed
 /// rounds per method, large enough that a round is far above the timer's resolution.
