@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use receipt::STRATEGIES;
-use receipt::workloads::{
+use receipt_chapter::workloads::{
     self, CHUNK_LINES, COPY_FLOOR, ChunkRunner, LINE_ENDS_FLOOR, Stage, Stages,
 };
 

@@ -14,8 +14,8 @@
 //!
 //! The const parameter `DEPTH` stops the scan after a stage ([`SPLIT`], [`UTF8`], [`PARSE`],
 //! [`WIDTH`]): the streaming strategy runs it at full depth, and the chapter's "where a line's
-//! time goes" stages ([`workloads::Stage`](crate::workloads::Stage)) run the same function at
-//! each depth, so a stage's cost is measured on the code the strategy runs.
+//! time goes" stages run the same function at each depth, so a stage's cost is measured on the
+//! code the strategy runs.
 
 use memchr::memchr2;
 use unicode_width::UnicodeWidthStr;

@@ -4,14 +4,16 @@
 
 #![cfg(not(miri))] // these tests run the binary
 
+mod common;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use receipt::cases::REJECTED_LINE;
-use receipt::command::{self, Closed, Lines};
+use common::cases::REJECTED_LINE;
+use common::child::{self, Closed, Lines};
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample/orders.txt");
 const BAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample/bad.txt");
@@ -105,7 +107,7 @@ fn r3_an_output_that_cannot_be_written_exits_2_and_says_why() {
         .open("/dev/full")
         .unwrap();
     let input = receipt::generate::generated(20_000, 5);
-    let out = command::run_to(binary(), &[], &input, Stdio::from(full)).unwrap();
+    let out = child::run_to(binary(), &[], &input, Stdio::from(full)).unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
@@ -138,7 +140,7 @@ fn help_documents_every_exit_status_the_bounds_and_the_closed_pipe() {
 
 /// Starts `receipt args`, reads `keep` bytes of its output, closes the pipe and waits.
 fn close_after(args: &[&str], input: Option<&[u8]>, closed: Closed, keep: usize) -> Output {
-    command::close_after(binary(), args, input, closed, keep).unwrap()
+    child::close_after(binary(), args, input, closed, keep).unwrap()
 }
 
 /// R3: a reader that goes away early is not an error: no message, exit status 0.
@@ -191,8 +193,7 @@ fn a_closed_standard_error_ends_the_run_quietly_with_the_status_of_what_was_read
 #[test]
 fn standard_input_and_a_file_give_the_same_receipts() {
     let from_file = receipt(&[BAD]);
-    let from_stdin =
-        command::run_with_input(binary(), &["-"], &std::fs::read(BAD).unwrap()).unwrap();
+    let from_stdin = child::run_with_input(binary(), &["-"], &std::fs::read(BAD).unwrap()).unwrap();
     assert_eq!(from_stdin.stdout, from_file.stdout);
     assert_eq!(from_stdin.stderr, from_file.stderr);
     assert_eq!(from_stdin.status.code(), Some(1));
@@ -333,7 +334,7 @@ fn r4_fed_lines_run_the_command_to_the_end() {
             (Lines::Generated { lines, seed: 3 }, Some(expected)),
             (Lines::WorstCase { orders: 2 }, None),
         ] {
-            let fed_run = command::start_fed(command::discarding(binary(), strategy), input);
+            let fed_run = child::start_fed(child::discarding(binary(), strategy), input);
             let (child, fed) = fed_run.unwrap();
             let (status, kib) = lab::env::wait_with_peak_rss(child).unwrap();
             assert!(status.success(), "{strategy}, {input:?}: {status}");

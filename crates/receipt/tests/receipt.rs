@@ -8,11 +8,12 @@ use std::io::sink;
 
 use common::{Outcome, assert_all_agree, run};
 use lab::count;
+use pool::BufferPool;
 use proptest::prelude::*;
 use receipt::generate::{generated, worst_case};
 use receipt::line::{MAX_LINE, MAX_ORDER_LINES};
 use receipt::scan::ItemCache;
-use receipt::{MAX_READ, Processor, STRATEGIES, Strategy as Way, Stream, Summary, workloads};
+use receipt::{MAX_READ, Processor, STRATEGIES, Strategy as Way, Stream, Summary};
 
 #[global_allocator]
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
@@ -162,8 +163,8 @@ fn a_line_whose_order_id_cannot_be_read_is_charged_to_the_order_before_it() {
 /// every chunk size.
 #[test]
 fn each_error_class_has_its_message_and_prints_nothing() {
-    for (class, text, message) in receipt::cases::BAD_INPUT {
-        let input = receipt::cases::input(class, text);
+    for (class, text, message) in common::cases::BAD_INPUT {
+        let input = common::cases::input(class, text);
         if cfg!(miri) && input.len() > 2 * MAX_LINE {
             continue; // the thousand-line order: minutes under Miri, the same code as the rest
         }
@@ -316,42 +317,6 @@ fn streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm() {
     );
 }
 
-/// R1: a pooled processor with a pool of its own allocates exactly the same on every fresh
-/// start, whatever ran before it; one renting from the process-wide pool finds it warm.
-#[test]
-fn r1_a_fresh_pool_per_row_allocates_the_same_every_time() {
-    let input = generated(if cfg!(miri) { 50 } else { 1_000 }, 2026);
-    let fresh = || {
-        count(|| {
-            workloads::fresh_pooled()
-                .run(&input, &mut sink(), &mut sink())
-                .unwrap()
-        })
-        .1
-    };
-    // Whether a reallocation moved is the system allocator's business: compare the counts.
-    let counts = |stats: lab::AllocStats| (stats.allocs, stats.reallocs, stats.bytes_allocated);
-    // The first pool a thread uses also sets up the thread's list of pool caches, once per
-    // thread: count from the second on.
-    fresh();
-    let first = fresh();
-    assert_eq!(counts(fresh()), counts(first));
-    assert!(first.allocs > 0, "the pool starts cold");
-    let shared = || {
-        count(|| {
-            Processor::new(Way::Pooled)
-                .run(&input, &mut sink(), &mut sink())
-                .unwrap()
-        })
-        .1
-    };
-    shared();
-    assert!(
-        shared().bytes_allocated < first.bytes_allocated,
-        "the shared pool is warm"
-    );
-}
-
 /// R1: the stack strategy does not touch the heap for an order that fits its inline buffer,
 /// and spills once for one that does not.
 #[test]
@@ -487,7 +452,7 @@ impl std::io::Write for Full {
 #[test]
 fn a_failed_write_stops_the_run_and_keeps_the_accounts() {
     let input = [
-        receipt::cases::REJECTED_LINE.as_bytes(),
+        common::cases::REJECTED_LINE.as_bytes(),
         &generated(if cfg!(miri) { 20 } else { 20_000 }, 5),
     ]
     .concat();
@@ -529,7 +494,7 @@ fn r4_peak_heap_memory_does_not_grow_with_the_input() {
     let big = generated(10 * lines, 4);
     let peak = |strategy: Way, input: &[u8]| {
         let mut processor = match strategy {
-            Way::Pooled => workloads::fresh_pooled(),
+            Way::Pooled => Processor::with_pool(BufferPool::new(pool::shared_config())),
             other => Processor::new(other),
         };
         count(|| {

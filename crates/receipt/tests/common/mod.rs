@@ -1,5 +1,9 @@
 //! Helpers shared by the test files: running every strategy over the same input, whole and cut
-//! into chunks, and checking they agree.
+//! into chunks, and checking they agree; the contract written a second time ([`reference`]);
+//! the bad-input cases ([`cases`]); the command run as a child process ([`child`]).
+//!
+//! `cases` and `child` are also the chapter's: `crates/receipt-chapter` compiles the same two
+//! files, so its tables run the inputs and the harness these tests run.
 
 #![allow(dead_code)] // each test file uses its own subset
 
@@ -7,6 +11,8 @@ use std::io::Read;
 
 use receipt::{Processor, STRATEGIES, Strategy, Summary};
 
+pub mod cases;
+pub mod child;
 pub mod reference;
 
 /// Chunk sizes every agreement check runs with: tiny ones cut every line somewhere, and

@@ -1,12 +1,20 @@
-//! The workloads of the chapter's timed tables do the work they claim: R2's chunk runner and
-//! floors, R5's cumulative stages, and both copies of each.
+//! The chapter's workloads do the work they claim: R2's chunk runner and floors, R5's cumulative
+//! stages, both copies of each, and R1's pooled processor that starts cold on every row.
 
+// The library's own test helpers: every strategy run the same way its tests run them.
+#[path = "../../receipt/tests/common/mod.rs"]
 mod common;
 
+use std::io::sink;
+
+use lab::count;
 use receipt::generate::generated;
 use receipt::scan::{self, ItemCache};
-use receipt::workloads::{self, ChunkRunner, Stage, Stages};
-use receipt::{STRATEGIES, Strategy};
+use receipt::{Processor, STRATEGIES, Strategy};
+use receipt_chapter::workloads::{self, ChunkRunner, Stage, Stages};
+
+#[global_allocator]
+static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
 
 /// R2's and R5's chunk (shorter under Miri).
 fn chunk() -> Vec<u8> {
@@ -148,4 +156,40 @@ fn r5_each_stage_does_the_work_of_the_one_before_it_and_more() {
             stage.name()
         );
     }
+}
+
+/// R1: a pooled processor with a pool of its own allocates exactly the same on every fresh
+/// start, whatever ran before it; one renting from the process-wide pool finds it warm.
+#[test]
+fn r1_a_fresh_pool_per_row_allocates_the_same_every_time() {
+    let input = generated(if cfg!(miri) { 50 } else { 1_000 }, 2026);
+    let fresh = || {
+        count(|| {
+            workloads::fresh_pooled()
+                .run(&input, &mut sink(), &mut sink())
+                .unwrap()
+        })
+        .1
+    };
+    // Whether a reallocation moved is the system allocator's business: compare the counts.
+    let counts = |stats: lab::AllocStats| (stats.allocs, stats.reallocs, stats.bytes_allocated);
+    // The first pool a thread uses also sets up the thread's list of pool caches, once per
+    // thread: count from the second on.
+    fresh();
+    let first = fresh();
+    assert_eq!(counts(fresh()), counts(first));
+    assert!(first.allocs > 0, "the pool starts cold");
+    let shared = || {
+        count(|| {
+            Processor::new(Strategy::Pooled)
+                .run(&input, &mut sink(), &mut sink())
+                .unwrap()
+        })
+        .1
+    };
+    shared();
+    assert!(
+        shared().bytes_allocated < first.bytes_allocated,
+        "the shared pool is warm"
+    );
 }

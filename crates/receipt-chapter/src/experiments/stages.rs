@@ -9,8 +9,8 @@ use lab::report::{Function, Run};
 use lab::table::{Cell, Claim, Columns};
 use lab::timing::{Measured, Schedule, Timing};
 use lab::{Kind, Table};
+use receipt::generate::MENU;
 
-use crate::generate::MENU;
 use crate::workloads::{self, CHUNK_LINES, Stage, Stages};
 
 pub(super) const R5: Function = lab::function!(r5_where_the_time_goes);

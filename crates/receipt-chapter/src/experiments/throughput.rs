@@ -10,11 +10,11 @@ use lab::report::{Function, Run};
 use lab::table::{Cell, Claim, Columns};
 use lab::timing::{Measured, Measurements, Method, Schedule, Technique, Timing, allocator_table};
 use lab::{Kind, Table};
+use receipt::generate::generated;
+use receipt::{CHUNK_SIZE, STRATEGIES, Strategy};
 
 use super::{NO_BINARY, copies_under_callgrind, receipt_binary};
-use crate::generate::generated;
 use crate::workloads::{self, CHUNK_LINES, CHUNK_SEED, COPY_FLOOR, ChunkRunner, LINE_ENDS_FLOOR};
-use crate::{CHUNK_SIZE, STRATEGIES, Strategy};
 
 pub(super) const R2: Function = lab::function!(r2_time_per_line);
 

@@ -6,13 +6,13 @@ use std::process::{ExitStatus, Output, Stdio};
 
 use lab::report::{Function, Run};
 use lab::{Cell, Table};
+use receipt::generate::generated;
+use receipt::input::BOM;
+use receipt::line::escape;
 
 use super::{NO_BINARY, receipt_binary};
 use crate::cases;
-use crate::command::{Closed, close_after, run_to, run_with_input};
-use crate::generate::generated;
-use crate::input::BOM;
-use crate::line::escape;
+use crate::child::{Closed, close_after, run_to, run_with_input};
 
 pub(super) const R3: Function = lab::function!(r3_bad_input);
 

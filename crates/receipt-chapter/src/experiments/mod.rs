@@ -1,11 +1,11 @@
 //! Chapter 5's experiments (R1–R5, X1-receipt), run by `receipt-experiments` (the system
-//! allocator) and `receipt-experiments-mimalloc` under `cargo xtask report`. Built only with the
-//! `experiments` feature.
+//! allocator) and `receipt-experiments-mimalloc` under `cargo xtask report`.
 //!
 //! One file per topic: `counted.rs` (R1: bytes and allocations per run), `throughput.rs` (R2
 //! per chunk, the whole command's instructions, X1-receipt), `bad_input.rs` (R3, the real
 //! binary), `memory.rs` (R4, the real binary's peak memory) and `stages.rs` (R5: where a line's
-//! time goes). Running the `receipt` binary as a child is [`crate::command`]'s work.
+//! time goes). Running the `receipt` binary as a child is [`crate::child`]'s work; finding it and
+//! measuring its peak memory, [`crate::command`]'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,26 +29,19 @@ pub static CHAPTER: Chapter = Chapter {
     }],
 };
 
-/// `crates/receipt/tests/<file>.rs::<test>` for each test named.
-macro_rules! pins {
-    ($file:literal: $($test:ident),+ $(,)?) => {
-        &[$(concat!("crates/receipt/tests/", $file, "::", stringify!($test))),+]
-    };
-}
-
 const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "R1",
         kind: Kind::Count,
         title: "Bytes allocated by the next run of N lines, once the processor is warm",
         run: counted::R1,
-        pinned_by: pins!("receipt.rs":
-            streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm,
-            r1_a_fresh_pool_per_row_allocates_the_same_every_time,
-            r1_the_stack_strategy_spills_only_orders_longer_than_its_inline_buffer,
-            r1_the_naive_strategy_never_allocates_the_item_cache,
-            the_arena_is_reset_for_every_order_and_its_memory_reused,
-        ),
+        pinned_by: &[
+            "crates/receipt/tests/receipt.rs::streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm",
+            "crates/receipt-chapter/tests/workloads.rs::r1_a_fresh_pool_per_row_allocates_the_same_every_time",
+            "crates/receipt/tests/receipt.rs::r1_the_stack_strategy_spills_only_orders_longer_than_its_inline_buffer",
+            "crates/receipt/tests/receipt.rs::r1_the_naive_strategy_never_allocates_the_item_cache",
+            "crates/receipt/tests/receipt.rs::the_arena_is_reset_for_every_order_and_its_memory_reused",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -62,8 +55,8 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/tests/receipt.rs::r4_the_worst_case_is_the_longest_orders_of_the_longest_lines_accepted",
             "crates/receipt/tests/receipt.rs::r4_a_reader_is_read_into_a_bounded_buffer_whatever_the_chunk_size",
             "crates/receipt/tests/command.rs::r4_fed_lines_run_the_command_to_the_end",
-            "crates/receipt/src/command.rs::r4_a_peak_report_round_trips_through_its_text_form",
-            "crates/receipt/src/command.rs::r4_the_peak_is_read_from_the_status_file",
+            "crates/receipt-chapter/src/command.rs::r4_a_peak_report_round_trips_through_its_text_form",
+            "crates/receipt-chapter/src/command.rs::r4_the_peak_is_read_from_the_status_file",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -74,9 +67,9 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Time per line, one chunk of generated lines at a time, in process (receipts into a reused buffer)",
         run: throughput::R2,
         pinned_by: &[
-            "crates/receipt/tests/workloads.rs::r2_a_chunk_runner_prints_what_the_processor_prints_every_round",
-            "crates/receipt/tests/workloads.rs::r2_the_floors_see_every_line_and_every_byte",
-            "crates/receipt/tests/workloads.rs::r2_both_copies_of_each_workload_do_the_same_work",
+            "crates/receipt-chapter/tests/workloads.rs::r2_a_chunk_runner_prints_what_the_processor_prints_every_round",
+            "crates/receipt-chapter/tests/workloads.rs::r2_the_floors_see_every_line_and_every_byte",
+            "crates/receipt-chapter/tests/workloads.rs::r2_both_copies_of_each_workload_do_the_same_work",
             "crates/receipt/tests/receipt.rs::every_strategy_prints_the_same_bytes_for_a_generated_file",
         ],
         allocator_sensitive: true,
@@ -87,10 +80,10 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Time,
         title: "Where a line's time goes: the streaming strategy cut after each stage, on R2's chunk",
         run: stages::R5,
-        pinned_by: pins!("workloads.rs":
-            r5_every_stage_handles_every_line_of_the_generated_input,
-            r5_each_stage_does_the_work_of_the_one_before_it_and_more,
-        ),
+        pinned_by: &[
+            "crates/receipt-chapter/tests/workloads.rs::r5_every_stage_handles_every_line_of_the_generated_input",
+            "crates/receipt-chapter/tests/workloads.rs::r5_each_stage_does_the_work_of_the_one_before_it_and_more",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },

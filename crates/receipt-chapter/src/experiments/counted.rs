@@ -7,11 +7,11 @@ use std::io::sink;
 use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
+use receipt::generate::generated;
+use receipt::{Processor, STRATEGIES, Strategy};
 
 use super::SEED_ITALIC;
-use crate::generate::generated;
 use crate::workloads::fresh_pooled;
-use crate::{Processor, STRATEGIES, Strategy};
 
 pub(super) const R1: Function = lab::function!(r1_bytes_per_run);
 

@@ -13,16 +13,17 @@
 //! The timed workloads take a `const COPY: u8`: copies 0 and 1 are the same code, compiled
 //! twice, so that a timed table's twin runs a copy of its own at another address (a twin that
 //! called the same function as its original could not show what code placement does). Use 0.
+//! The library's order loop and line reader are private: their copies come from
+//! `receipt::twins`.
 
 use std::hint::black_box;
 use std::io::{self, Write};
 
 use pool::BufferPool;
 
-use crate::generate::generated;
-use crate::input::{Kind, Lines, Slices};
-use crate::scan::{self, Depth, ItemCache, Scanner};
-use crate::{CHUNK_SIZE, Processor, Strategy};
+use receipt::generate::generated;
+use receipt::scan::{self, Depth, ItemCache, Scanner};
+use receipt::{CHUNK_SIZE, FLUSH_BYTES, Processor, Strategy, twins};
 
 /// Lines per chunk in the per-chunk throughput runs (R2): small enough for hundreds of timed
 /// rounds per method, large enough that a round is far above the timer's resolution.
@@ -69,8 +70,7 @@ impl ChunkRunner {
     /// buffer and its error report nowhere; returns the lines printed.
     pub fn run<const COPY: u8>(&mut self, chunk: &[u8]) -> u64 {
         self.out.clear();
-        self.processor
-            .run_copy::<COPY>(chunk, &mut self.out, &mut io::sink())
+        twins::run::<COPY>(&mut self.processor, chunk, &mut self.out, &mut io::sink())
             .map_or(0, |summary| summary.printed)
     }
 
@@ -224,7 +224,7 @@ struct Reused(Vec<u8>);
 
 impl Write for Reused {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if self.0.len() >= 4 * crate::FLUSH_BYTES {
+        if self.0.len() >= 4 * FLUSH_BYTES {
             self.0.clear();
         }
         self.0.extend_from_slice(bytes);
@@ -257,35 +257,23 @@ impl Stages {
             Stage::Parse => self.scan_all::<Depth<{ scan::PARSE }>, COPY>(input),
             Stage::Width => self.scan_all::<Depth<{ scan::WIDTH }>, COPY>(input),
             Stage::WidthWithoutCache => self.scan_all::<Depth<{ scan::WIDTH }, false>, COPY>(input),
-            Stage::Render => self
-                .processor
-                .run_copy::<COPY>(input, &mut io::sink(), &mut io::sink())
-                .map_or(0, |summary| summary.printed),
-            Stage::Write => self
-                .processor
-                .run_copy::<COPY>(input, &mut self.writer, &mut io::sink())
-                .map_or(0, |summary| summary.printed),
+            Stage::Render => {
+                twins::run::<COPY>(&mut self.processor, input, &mut io::sink(), &mut io::sink())
+                    .map_or(0, |summary| summary.printed)
+            }
+            Stage::Write => twins::run::<COPY>(
+                &mut self.processor,
+                input,
+                &mut self.writer,
+                &mut io::sink(),
+            )
+            .map_or(0, |summary| summary.printed),
         }
     }
 
     /// Reads every line of `input` with the streaming strategy's line reader and scanner `S`
-    /// (the scanner cut at a stage), in a loop of its own rather than the order loop; returns
-    /// how many lines the scan accepted. What it found goes through `black_box`, so no part of
-    /// the stage is optimised away.
-    #[inline(never)]
+    /// (the scanner cut at a stage), through copy `COPY` of that loop (`twins::scan_lines`).
     fn scan_all<S: Scanner, const COPY: u8>(&mut self, input: &[u8]) -> u64 {
-        black_box(COPY);
-        let mut lines = Lines::new(Slices::new(input, usize::MAX), &mut self.carry);
-        let mut accepted = 0;
-        let mut nothing_to_hand_on = || Ok(());
-        while let Ok(Some(rec)) =
-            lines.next::<S, io::Error>(&mut self.items, &mut nothing_to_hand_on, |err| err)
-        {
-            if let Kind::Good { .. } = rec.kind {
-                black_box(rec);
-                accepted += 1;
-            }
-        }
-        accepted
+        twins::scan_lines::<S, COPY>(input, &mut self.items, &mut self.carry)
     }
 }

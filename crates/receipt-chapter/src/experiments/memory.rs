@@ -8,14 +8,17 @@ use std::process::{Command, ExitCode};
 use lab::report::{Function, Run};
 use lab::table::{Cell, Claim, Columns};
 use lab::{Kind, Table};
+use receipt::input::CARRY_CAP;
+use receipt::line::{MAX_LINE, MAX_ORDER_LINES};
+use receipt::scan::ItemCache;
+use receipt::{
+    CHUNK_SIZE, FLUSH_BYTES, POOLED_FIRST_RENT, STACK_ORDER_BYTES, STRATEGIES, Strategy,
+};
 
 use super::{NO_BINARY, receipt_binary};
-use crate::command::{Lines, PEAK_VAR, measure_started, peak_of};
-use crate::input::CARRY_CAP;
-use crate::line::{MAX_LINE, MAX_ORDER_LINES};
-use crate::scan::ItemCache;
+use crate::child::Lines;
+use crate::command::{PEAK_VAR, measure_started, peak_of};
 use crate::workloads::CHUNK_SEED;
-use crate::{CHUNK_SIZE, FLUSH_BYTES, POOLED_FIRST_RENT, STACK_ORDER_BYTES, STRATEGIES, Strategy};
 
 pub(super) const R4: Function = lab::function!(r4_peak_memory);
 

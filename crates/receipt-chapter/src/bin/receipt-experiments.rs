@@ -3,7 +3,7 @@
 //!
 //! Started with `RECEIPT_PEAK_OF=<strategy>`, it is instead R4's measuring process: it starts
 //! one `receipt` on its standard input, reaps it and prints the command's peak resident set
-//! (`receipt::command` says why this takes a small process of its own). That is why this `main`
+//! (`receipt_chapter::command` says why this takes a small process of its own). That is why this `main`
 //! is written out instead of `lab::experiments_main!`: the measurement must run before anything
 //! else.
 
@@ -11,11 +11,8 @@
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
 
 fn main() -> std::process::ExitCode {
-    if let Some(code) = receipt::experiments::peak_probe_from_env() {
+    if let Some(code) = receipt_chapter::peak_probe_from_env() {
         return code;
     }
-    lab::report::main(
-        &receipt::experiments::CHAPTER,
-        lab::protocol::Allocator::System,
-    )
+    lab::report::main(&receipt_chapter::CHAPTER, lab::protocol::Allocator::System)
 }

@@ -91,7 +91,7 @@ pub fn input(class: &str, text: &str) -> Vec<u8> {
             .collect(),
         "line longer than 4096 bytes" => format!("1042|{}|1|100\n", "x".repeat(4100)).into_bytes(),
         "order longer than 1000 lines" => "1042|Water|1|1500\n"
-            .repeat(crate::line::MAX_ORDER_LINES as usize + 5)
+            .repeat(receipt::line::MAX_ORDER_LINES as usize + 5)
             .into_bytes(),
         _ => text.as_bytes().to_vec(),
     }
