@@ -49,7 +49,7 @@ fn a2_growth(run: &Run) -> Vec<Table> {
         (100_000usize, "its test: allocs + remaps > 10"),
         (200_000, "its test: 15 < growths < 40"),
     ] {
-        let (_, s) = count(|| black_box(lab::workloads::push_u64(black_box(n))).capacity());
+        let (_, s) = count(|| black_box(lab_chapter::workloads::push_u64(black_box(n))).capacity());
         table.row(counted(
             format!("{} × `Vec<u64>::push`", thousands(n as u64)),
             s,
