@@ -26,6 +26,23 @@ fn format_of_the_order_line_is_one_allocation_and_two_reallocations() {
     );
 }
 
+/// M1 as published: the release binary's `Box::new(0u64)` row is one allocation of 8 bytes, so
+/// an optimiser that deletes the box (a value dropped inside `count`) fails here, not only in the
+/// test profile.
+#[test]
+#[cfg_attr(miri, ignore = "reads the committed snapshot; Miri isolates the file system")]
+fn m1_published_box_u64_row_is_one_allocation_of_8_bytes() {
+    let m1 = lab::report::Snapshot::published("lab").unwrap();
+    let cell = |column: &str| {
+        m1.published_cell("M1", "`Box::new(0u64)`", column)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(cell("allocations"), lab::Cell::Count(1));
+    assert_eq!(cell("bytes allocated"), lab::Cell::Bytes(8));
+    assert_eq!(cell("reallocations"), lab::Cell::Count(0));
+}
+
 /// M1: `Box::new(0u64)` is one allocation of 8 bytes, freed by one deallocation.
 #[test]
 fn box_u64_is_one_allocation_of_8_bytes() {

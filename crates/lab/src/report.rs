@@ -277,6 +277,34 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The snapshot the docs print for `chapter`: `docs/data/<chapter>.json`, as committed.
+    ///
+    /// A counted table's pinning test reads its figure from here, not from a count re-derived
+    /// in the test profile: `cargo xtask report --check` re-runs the release binary and compares
+    /// it with this file exactly, so the published table and its pin cannot disagree.
+    pub fn published(chapter: &str) -> Result<Snapshot, String> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/data")
+            .join(format!("{chapter}.json"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|err| format!("{}: cannot read: {err}", path.display()))?;
+        serde_json::from_str(&text)
+            .map_err(|err| format!("{}: not a snapshot: {err}", path.display()))
+    }
+
+    /// The published cell of table `id` at `row` (its first cell, rendered) and `column`.
+    pub fn published_cell(
+        &self,
+        id: &str,
+        row: &str,
+        column: &str,
+    ) -> Result<&crate::Cell, String> {
+        self.table(id)
+            .ok_or_else(|| format!("no table {id} in the snapshot"))?
+            .labelled_cell(row, column)
+            .ok_or_else(|| format!("table {id} has no cell at row {row}, column `{column}`"))
+    }
+
     /// The table with this id.
     pub fn table(&self, id: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.id == id)

@@ -316,6 +316,16 @@ impl TwinRecord {
 }
 
 impl Table {
+    /// The cell in the first row whose first cell renders as `row`, under the column headed
+    /// `column`.
+    pub fn labelled_cell(&self, row: &str, column: &str) -> Option<&Cell> {
+        let idx = self
+            .rows
+            .iter()
+            .position(|r| r.first().is_some_and(|label| label.render() == row))?;
+        self.cell(idx, column)
+    }
+
     /// An empty table with its id, kind, title and columns.
     pub fn new(id: &str, kind: Kind, title: &str, columns: &[&str]) -> Self {
         Table {

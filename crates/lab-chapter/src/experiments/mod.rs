@@ -22,6 +22,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call; its value kept alive, but in the second row)",
         run: lab::function!(m1_counting_allocator),
         pinned_by: &[
+            "crates/lab-chapter/tests/familiar_calls.rs::m1_published_box_u64_row_is_one_allocation_of_8_bytes",
             "crates/lab-chapter/tests/familiar_calls.rs::box_u64_is_one_allocation_of_8_bytes",
             "crates/lab-chapter/tests/familiar_calls.rs::vec_with_capacity_128_is_one_allocation_of_128_bytes",
             "crates/lab-chapter/tests/familiar_calls.rs::thai_string_is_27_bytes",
