@@ -55,10 +55,10 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         name: "stack-buffer",
-        package: "stack-buffer",
+        package: "stack-buffer-chapter",
         doc: "02-stack-buffer.md",
         dev_build: true,
-        feature: Some("stack-buffer/experiments"),
+        feature: None,
         other_bins: &[],
         allocators: &Allocator::ALL,
     },

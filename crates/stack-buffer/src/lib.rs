@@ -1,16 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub mod across_await;
-pub mod disasm;
-#[cfg(feature = "experiments")]
-pub mod experiments;
-pub mod heap;
-pub mod lints;
-pub mod probe;
-pub mod spans;
-pub mod workloads;
-
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
@@ -256,9 +246,10 @@ pub fn pack_boxes(
 /// # Ok::<(), stack_buffer::PackError>(())
 /// ```
 ///
-/// Always inlined, so each copy of a measured caller (`workloads::pack_copy`) holds its own copy
-/// of this buffer handling; the packing itself is one body (`pack_into`, or `pack_uninit` for
-/// [`Scratch::StackUninit`]), called by every copy.
+/// Always inlined, so every caller holds its own copy of this buffer handling (chapter 2 times
+/// several copies of one caller as identical copies of the whole operation); the packing itself
+/// is one body (`pack_into`, or `pack_uninit` for [`Scratch::StackUninit`]), called by every
+/// copy.
 ///
 /// # Errors
 /// As [`pack_boxes`].

@@ -11,14 +11,14 @@ use lab::timing::{BySize, Measured, Measurements, Schedule, Timing, agree};
 use lab::verdicts::{describe_sizes, sizes_where};
 use lab::{Cell, Kind, Table};
 use pool::{BufferPool, PoolConfig};
+use stack_buffer::{
+    AIR_FACTOR, BOX_KG, Item, MIN_CUBAGE_CM, PackError, Scratch, generate_order, pack_boxes,
+    pack_boxes_with,
+};
 
 use super::{items, method_span, pair};
 use crate::spans::{self, Span};
 use crate::workloads::{self, S7_ITEMS, pack_copy};
-use crate::{
-    AIR_FACTOR, BOX_KG, Item, MIN_CUBAGE_CM, PackError, Scratch, generate_order, pack_boxes,
-    pack_boxes_with,
-};
 
 pub(super) const S7: Function = lab::function!(s7_full_operation);
 pub(super) const S11: Function = lab::function!(s11_agreement);
@@ -44,7 +44,7 @@ macro_rules! copy_pair {
 }
 
 fn time_size(run: &Run, n: usize, order: &[Item]) -> Measured {
-    drop(crate::scratch_pool().rent(2 * n)); // warm: the pool's hit path
+    drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
     // 23 methods × 2 copies per size: callgrind children would add minutes.
     let mut timing = Timing::new(run.config().without_instructions());
     for strategy in Scratch::ALL {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use stack_buffer::lints::{
+use stack_buffer_chapter::lints::{
     CLIPPY_TOML, FIXTURE_CASES, STACK_LINTS, WORKSPACE_MANIFEST, clippy_levels, level, thresholds,
 };
 
@@ -114,7 +114,7 @@ fn lint_the_fixture() -> BTreeSet<(String, String)> {
 /// S13: `large_stack_arrays` flags a 32 KiB array (also inside `Box::new`), `large_stack_frames`
 /// five 15 KiB arrays in one function, `large_futures` awaiting a future that holds 8 KiB; each
 /// twin below the threshold passes, and neither a loop nor a recursion is flagged — exactly the
-/// list `stack_buffer::lints::FIXTURE_CASES` states (the S13-lints table shows it). The
+/// list `stack_buffer_chapter::lints::FIXTURE_CASES` states (the S13-lints table shows it). The
 /// fixture's functions are those of that list, in its order.
 #[test]
 #[cfg_attr(miri, ignore = "runs cargo clippy")]
