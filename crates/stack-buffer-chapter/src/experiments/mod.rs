@@ -135,7 +135,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib",
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it",
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::probes_survive_a_shallow_descent_on_every_kind_of_thread",
-            "crates/stack-buffer-chapter/src/probe.rs::specs_round_trip_through_their_text_form",
+            "crates/stack-buffer-chapter/src/probe/spec.rs::specs_round_trip_through_their_text_form",
         ],
         allocator_sensitive: false,
         needs: &[],
