@@ -56,13 +56,14 @@ fn bytes_per_call(n: usize) -> Bytes {
     }
 }
 
-/// The block glibc hands out for a request of `bytes`, header included.
-#[cfg(target_env = "gnu")]
+/// The block glibc hands out for a request of `bytes`, header included (not under Miri, which
+/// has its own allocator).
+#[cfg(all(target_env = "gnu", not(miri)))]
 fn chunk_bytes(bytes: usize) -> Option<usize> {
     crate::heap::glibc_chunk_bytes(bytes)
 }
 
-#[cfg(not(target_env = "gnu"))]
+#[cfg(not(all(target_env = "gnu", not(miri))))]
 fn chunk_bytes(_: usize) -> Option<usize> {
     None
 }
