@@ -380,33 +380,6 @@ fn pack_uninit(
     Ok(boxes)
 }
 
-/// The deliberately wrong variant: reads the free capacity of the box it is about to open
-/// *before* writing it — an uninitialised read. Built only with the `deliberate-ub` feature,
-/// so that `cargo +nightly miri test -p stack-buffer --features deliberate-ub` can show Miri
-/// catching it; never part of a normal build.
-#[cfg(feature = "deliberate-ub")]
-pub fn pack_uninit_wrong(items: &[Item], capacity: f64, factor: f64) -> Result<usize, PackError> {
-    let mut buf = [const { MaybeUninit::<f64>::uninit() }; CAP];
-    let n = items.len().min(MAX_STACK_ITEMS);
-    let (weights, free) = buf[..2 * n].split_at_mut(n);
-    billed_weights(&items[..n], capacity, factor, |i, w| {
-        weights[i].write(w);
-    })?;
-    let mut boxes = 0;
-    for w in weights.iter() {
-        // SAFETY: deliberately violated — `free[boxes]` has not been written yet. This is the
-        // bug Miri must catch.
-        let stale = unsafe { free[boxes].assume_init() };
-        // SAFETY: see `pack_uninit` — the weights were all written.
-        let w = unsafe { w.assume_init() };
-        if stale < w {
-            free[boxes].write(capacity - w);
-            boxes += 1;
-        }
-    }
-    Ok(boxes)
-}
-
 /// A deterministic order of `n` items for tests and benches: dimensions 10–60 cm and weights
 /// 0.1–20 kg, with one item in four flattened below [`MIN_AXIS_CM`] on one axis so that the
 /// minimum-cubage branch really runs. Every item fits a box of [`BOX_KG`] at [`AIR_FACTOR`].

@@ -87,15 +87,3 @@ fn invalid_items_are_errors_naming_the_item_never_a_box_count() {
     ));
     assert_eq!(pack_boxes(&[], BOX_KG, AIR_FACTOR, Scratch::Stack), Ok(0));
 }
-
-/// S11: the deliberately wrong variant, run only by `cargo +nightly miri test -p stack-buffer
-/// --features deliberate-ub -- miri_catches`, which must fail with Miri's report of
-/// uninitialised memory (`encountered uninitialized memory`, or `memory is uninitialized` in
-/// recent nightlies; CI checks that it does). Natively it is undefined behaviour, so it never
-/// runs there.
-#[cfg(all(feature = "deliberate-ub", miri))]
-#[test]
-fn miri_catches_the_uninitialised_read() {
-    let order = stack_buffer::generate_order(4, 1);
-    let _ = stack_buffer::pack_uninit_wrong(&order, BOX_KG, AIR_FACTOR);
-}

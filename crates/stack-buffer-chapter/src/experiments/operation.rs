@@ -329,6 +329,6 @@ fn s11_agreement(run: &Run) -> Vec<Table> {
             .table("S11", Kind::Fact, "", &rows),
     );
     table.note(format!("Orders come from `generate_order(n, 2026)`: one item in four is flattened below 10 cm, so the minimum-cubage branch runs. Boxes hold {BOX_KG} kg; the factor is {AIR_FACTOR}. The boundaries are those of the two inline capacities (16 items for `SmallVec32`, 128 for the stack array and `SmallVec256`). The proptest `all_strategies_return_the_same_box_count` checks agreement on 200 random orders per test run. *Rented* is read from a pool of its own (`pack_boxes_with`), so no other renter can answer for it."));
-    table.note("`StackUninit` is checked by Miri in CI on every path the tests execute, and a deliberately wrong variant (feature `deliberate-ub`) shows Miri catching an uninitialised read: see the chapter text.");
+    table.note("`StackUninit` is checked by Miri in CI on every path the tests execute, and a deliberately wrong variant (a test that only CI's Miri step compiles, with `--cfg deliberate_ub`) shows Miri catching an uninitialised read: see the chapter text.");
     vec![table]
 }
