@@ -5,7 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use stack_buffer::{MAX_STACK_ITEMS, Scratch, heap, workloads};
+use stack_buffer::{MAX_STACK_ITEMS, Scratch};
+use stack_buffer_chapter::{heap, workloads};
 
 fn s1_reach_a_buffer(c: &mut Criterion) {
     let mut group = c.benchmark_group("S1");

@@ -1,16 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub mod across_await;
-pub mod disasm;
-#[cfg(feature = "experiments")]
-pub mod experiments;
-pub mod heap;
-pub mod lints;
-pub mod probe;
-pub mod spans;
-pub mod workloads;
-
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
@@ -256,9 +246,10 @@ pub fn pack_boxes(
 /// # Ok::<(), stack_buffer::PackError>(())
 /// ```
 ///
-/// Always inlined, so each copy of a measured caller (`workloads::pack_copy`) holds its own copy
-/// of this buffer handling; the packing itself is one body (`pack_into`, or `pack_uninit` for
-/// [`Scratch::StackUninit`]), called by every copy.
+/// Always inlined, so every caller holds its own copy of this buffer handling (chapter 2 times
+/// several copies of one caller as identical copies of the whole operation); the packing itself
+/// is one body (`pack_into`, or `pack_uninit` for [`Scratch::StackUninit`]), called by every
+/// copy.
 ///
 /// # Errors
 /// As [`pack_boxes`].
@@ -384,33 +375,6 @@ fn pack_uninit(
                 free[boxes].write(capacity - w);
                 boxes += 1;
             }
-        }
-    }
-    Ok(boxes)
-}
-
-/// The deliberately wrong variant: reads the free capacity of the box it is about to open
-/// *before* writing it — an uninitialised read. Built only with the `deliberate-ub` feature,
-/// so that `cargo +nightly miri test -p stack-buffer --features deliberate-ub` can show Miri
-/// catching it; never part of a normal build.
-#[cfg(feature = "deliberate-ub")]
-pub fn pack_uninit_wrong(items: &[Item], capacity: f64, factor: f64) -> Result<usize, PackError> {
-    let mut buf = [const { MaybeUninit::<f64>::uninit() }; CAP];
-    let n = items.len().min(MAX_STACK_ITEMS);
-    let (weights, free) = buf[..2 * n].split_at_mut(n);
-    billed_weights(&items[..n], capacity, factor, |i, w| {
-        weights[i].write(w);
-    })?;
-    let mut boxes = 0;
-    for w in weights.iter() {
-        // SAFETY: deliberately violated — `free[boxes]` has not been written yet. This is the
-        // bug Miri must catch.
-        let stale = unsafe { free[boxes].assume_init() };
-        // SAFETY: see `pack_uninit` — the weights were all written.
-        let w = unsafe { w.assume_init() };
-        if stale < w {
-            free[boxes].write(capacity - w);
-            boxes += 1;
         }
     }
     Ok(boxes)

@@ -9,7 +9,7 @@
 //! rules in every process and print a verdict only if all agree (`lab::timing::agree`).
 //!
 //! ```
-//! use stack_buffer::spans::Span;
+//! use stack_buffer_chapter::spans::Span;
 //! let zeroed = Span::of(&[30.0, 31.0]); // a method and its twin, ns
 //! let unzeroed = Span::of(&[5.0, 5.5]);
 //! // Zeroing (zeroed − unzeroed) costs more than the unzeroed call itself, whichever twin:
@@ -115,7 +115,7 @@ pub fn middle(values: &[f64]) -> f64 {
 /// spread of the copies as well as their twins'.
 ///
 /// ```
-/// let (figure, farthest) = stack_buffer::spans::copies_pair(&[10.0, 11.0, 13.0], &[10.5, 9.0, 11.0]);
+/// let (figure, farthest) = stack_buffer_chapter::spans::copies_pair(&[10.0, 11.0, 13.0], &[10.5, 9.0, 11.0]);
 /// assert_eq!((figure, farthest), (11.0, 13.0));
 /// ```
 ///

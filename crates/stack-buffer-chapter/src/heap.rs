@@ -133,7 +133,7 @@ pub fn glibc_version() -> Option<(u32, u32)> {
 /// Parses `glibc 2.36` as `(2, 36)`.
 ///
 /// ```
-/// use stack_buffer::heap::parse_glibc_version;
+/// use stack_buffer_chapter::heap::parse_glibc_version;
 /// assert_eq!(parse_glibc_version("glibc 2.36\n"), Some((2, 36)));
 /// assert_eq!(parse_glibc_version("musl"), None);
 /// ```

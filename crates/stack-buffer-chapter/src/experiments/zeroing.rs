@@ -361,7 +361,7 @@ impl Rate {
 
 /// How S4 reads the zeroed function of `bytes` in this binary.
 fn written_as(name: &str) -> Cell {
-    let symbol = format!("stack_buffer::workloads::{name}");
+    let symbol = workloads::symbol(name);
     match std::env::current_exe()
         .map_err(|err| err.to_string())
         .and_then(|b| disasm::disassemble(&b, &symbol))

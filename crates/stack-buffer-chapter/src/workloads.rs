@@ -14,8 +14,8 @@ use std::hint::black_box;
 
 use smallvec::{Array, SmallVec};
 
-use crate::{CAP, InlineScratch, Item, MAX_STACK_ITEMS, PackError, SMALL_INLINE, Scratch};
-use crate::{SmallInlineScratch, pack_boxes_with};
+use stack_buffer::{CAP, InlineScratch, Item, MAX_STACK_ITEMS, PackError, SMALL_INLINE, Scratch};
+use stack_buffer::{SmallInlineScratch, pack_boxes_with};
 
 #[path = "kernel.rs"]
 mod kernel;
@@ -28,10 +28,16 @@ pub type Workload = fn() -> f64;
 /// returns what it read.
 pub type PerItems = fn(usize) -> f64;
 
+/// The path `objdump -C` and `nm -C` print for the workload function `name` of this module:
+/// `stack_buffer_chapter::workloads::<name>`, the same for both copies of a generic function.
+pub fn symbol(name: &str) -> String {
+    format!("{}::{name}", module_path!())
+}
+
 /// One measured function, by its name in the machine code, and its two copies.
 #[derive(Clone, Copy, Debug)]
 pub struct Copies<F> {
-    /// The function's name as `objdump -C` prints it, after `stack_buffer::workloads::`.
+    /// The function's name as `objdump -C` prints it, after this module's path ([`symbol`]).
     pub name: &'static str,
     /// `f::<0>` and `f::<1>`: the original and its twin.
     pub copies: [F; 2],
@@ -207,7 +213,7 @@ pub fn s1_stack_uninit<const COPY: u8>(n: usize) -> f64 {
 #[inline(never)]
 pub fn s1_pool<const COPY: u8>(n: usize) -> f64 {
     mark::<COPY>();
-    let mut buf = crate::scratch_pool().rent(2 * n);
+    let mut buf = stack_buffer::scratch_pool().rent(2 * n);
     touch(&mut buf)
 }
 
@@ -220,7 +226,7 @@ pub const S7_SEED: u64 = 42;
 
 /// S7: the order of `n` items the whole operation packs.
 pub fn s7_order(n: usize) -> Vec<Item> {
-    crate::generate_order(n, S7_SEED)
+    stack_buffer::generate_order(n, S7_SEED)
 }
 
 /// S7: one copy of the whole operation: `pack_boxes(order, BOX_KG, AIR_FACTOR, strategy)` from
@@ -228,15 +234,15 @@ pub fn s7_order(n: usize) -> Vec<Item> {
 /// `COPY`), the packing itself the library's one body for every copy.
 ///
 /// # Errors
-/// As [`crate::pack_boxes`].
+/// As [`stack_buffer::pack_boxes`].
 #[inline(never)]
 pub fn pack_copy<const COPY: u8>(order: &[Item], strategy: Scratch) -> Result<usize, PackError> {
     mark::<COPY>();
     pack_boxes_with(
-        crate::scratch_pool(),
+        stack_buffer::scratch_pool(),
         order,
-        crate::BOX_KG,
-        crate::AIR_FACTOR,
+        stack_buffer::BOX_KG,
+        stack_buffer::AIR_FACTOR,
         strategy,
     )
 }

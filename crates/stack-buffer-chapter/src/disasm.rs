@@ -7,7 +7,7 @@
 //! syntax (objdump's default), which is what the chapter's machine produces.
 //!
 //! ```
-//! use stack_buffer::disasm::{read_zeroing, Verdict};
+//! use stack_buffer_chapter::disasm::{read_zeroing, Verdict};
 //! let body = [
 //!     "   48e20:\tsub    $0x118,%rsp",
 //!     "   48e27:\txorps  %xmm0,%xmm0",
@@ -308,7 +308,7 @@ fn read_range(binary: &Path, symbol: &str, address: u64, size: u64) -> Result<Di
 }
 
 /// Finds every function called `symbol` in `binary` (its demangled path, e.g.
-/// `stack_buffer::workloads::zeroed_2k`; the copies of a generic function share it) with `nm`,
+/// `stack_buffer_chapter::workloads::zeroed_2k`; the copies of a generic function share it) with `nm`,
 /// disassembles each with `objdump -d`, and reads its zeroing: `(address, reading)` in
 /// ascending order of address.
 ///
@@ -338,7 +338,7 @@ mod tests {
     /// `zeroed_256b` from the release experiments binary (rustc 1.95.0, x86-64), its panic
     /// paths cut: sixteen 16-byte stores of a zeroed `%xmm0`.
     const ZEROED_256B: &str = "
-0000000000048e20 <stack_buffer::workloads::zeroed_256b>:
+0000000000048e20 <stack_buffer_chapter::workloads::zeroed_256b>:
    48e20:\tsub    $0x118,%rsp
    48e27:\txorps  %xmm0,%xmm0
    48e2a:\tmovaps %xmm0,0x100(%rsp)
@@ -367,13 +367,13 @@ mod tests {
    48eff:\tadd    $0x118,%rsp
    48f06:\tret
 
-0000000000048f40 <stack_buffer::workloads::uninit_256b>:
+0000000000048f40 <stack_buffer_chapter::workloads::uninit_256b>:
    48f40:\tsub    $0x100,%rsp
 ";
 
     /// `zeroed_8k`, its first instructions: two stack probes, then `memset`.
     const ZEROED_8K: &str = "
-000000000004a0e0 <stack_buffer::workloads::zeroed_8k>:
+000000000004a0e0 <stack_buffer_chapter::workloads::zeroed_8k>:
    4a0e0:\tpush   %rbx
    4a0e1:\tsub    $0x1000,%rsp
    4a0e8:\tmovq   $0x0,(%rsp)
@@ -394,7 +394,7 @@ mod tests {
 
     /// `uninit_8k`: one stack probe, and the touch's two stores of 1.0 and 2.0.
     const UNINIT_8K: &str = "
-0000000000049fb0 <stack_buffer::workloads::uninit_8k>:
+0000000000049fb0 <stack_buffer_chapter::workloads::uninit_8k>:
    49fb0:\tsub    $0x1000,%rsp
    49fb7:\tmovq   $0x0,(%rsp)
    49fbf:\tsub    $0xf88,%rsp
@@ -416,7 +416,7 @@ mod tests {
     /// S4's reader: sixteen 16-byte stores of a zeroed register are 256 B of inline zeroing.
     #[test]
     fn the_reader_counts_sixteen_vector_stores_as_256_bytes_of_inline_zeroing() {
-        let d = read(ZEROED_256B, "stack_buffer::workloads::zeroed_256b");
+        let d = read(ZEROED_256B, "stack_buffer_chapter::workloads::zeroed_256b");
         assert_eq!(d.instructions, 27, "the body stops at the blank line");
         assert_eq!((d.zero_stores, d.zero_store_bytes), (16, 256));
         assert_eq!(d.verdict(), Verdict::InlineStores { bytes: 256 });
@@ -428,7 +428,7 @@ mod tests {
     /// `memset` call's size is the immediate in `%edx` before it.
     #[test]
     fn the_reader_tells_stack_probes_from_zeroing_and_reads_the_memset_size() {
-        let d = read(ZEROED_8K, "stack_buffer::workloads::zeroed_8k");
+        let d = read(ZEROED_8K, "stack_buffer_chapter::workloads::zeroed_8k");
         assert_eq!(d.stack_probes, 2, "one store per 4 KiB page, not zeroing");
         assert_eq!(d.zero_stores, 0);
         assert!(d.memset_call);
@@ -439,7 +439,7 @@ mod tests {
     /// S4's reader: stores of 1.0 and 2.0 are not zeroing.
     #[test]
     fn the_reader_finds_no_zeroing_where_only_nonzero_values_are_stored() {
-        let d = read(UNINIT_8K, "stack_buffer::workloads::uninit_8k");
+        let d = read(UNINIT_8K, "stack_buffer_chapter::workloads::uninit_8k");
         assert_eq!(d.stack_probes, 1);
         assert_eq!(
             d.zero_stores, 0,
@@ -484,7 +484,9 @@ mod tests {
 
     #[test]
     fn a_missing_symbol_has_an_empty_body() {
-        assert!(function_body(ZEROED_256B, "stack_buffer::workloads::zeroed_2k").is_empty());
+        assert!(
+            function_body(ZEROED_256B, "stack_buffer_chapter::workloads::zeroed_2k").is_empty()
+        );
         assert!(function_body(ZEROED_256B, "zeroed_256").is_empty());
     }
 
@@ -492,16 +494,16 @@ mod tests {
     #[test]
     fn the_reader_finds_every_copy_of_a_generic_function_in_the_symbols() {
         let nm = "\
-00000000001042f0 0000000000000050 T stack_buffer::workloads::zeroed_8k
-00000000001042a0 0000000000000048 T stack_buffer::workloads::zeroed_8k
-0000000000104100 0000000000000041 T stack_buffer::workloads::uninit_8k
-00000000001cd2b0 0000000000000008 d stack_buffer::workloads::zeroed_8k
+00000000001042f0 0000000000000050 T stack_buffer_chapter::workloads::zeroed_8k
+00000000001042a0 0000000000000048 T stack_buffer_chapter::workloads::zeroed_8k
+0000000000104100 0000000000000041 T stack_buffer_chapter::workloads::uninit_8k
+00000000001cd2b0 0000000000000008 d stack_buffer_chapter::workloads::zeroed_8k
 ";
         assert_eq!(
-            symbol_ranges(nm, "stack_buffer::workloads::zeroed_8k"),
+            symbol_ranges(nm, "stack_buffer_chapter::workloads::zeroed_8k"),
             [(0x1042a0, 0x48), (0x1042f0, 0x50)]
         );
-        assert!(symbol_ranges(nm, "stack_buffer::workloads::zeroed_2k").is_empty());
+        assert!(symbol_ranges(nm, "stack_buffer_chapter::workloads::zeroed_2k").is_empty());
     }
 
     /// S4's reader: the two copies of a generic function share a demangled name; both are
@@ -509,7 +511,7 @@ mod tests {
     #[test]
     fn the_reader_finds_every_copy_of_a_generic_function() {
         let two = format!("{ZEROED_8K}\n{}", ZEROED_8K.replace("4a0e0 <", "4a1e0 <"));
-        let bodies = function_bodies(&two, "stack_buffer::workloads::zeroed_8k");
+        let bodies = function_bodies(&two, "stack_buffer_chapter::workloads::zeroed_8k");
         let addresses: Vec<u64> = bodies.iter().map(|(a, _)| *a).collect();
         assert_eq!(addresses, [0x4a0e0, 0x4a1e0]);
         assert_eq!(read_zeroing(&bodies[0].1), read_zeroing(&bodies[1].1));

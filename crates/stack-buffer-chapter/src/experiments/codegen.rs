@@ -11,7 +11,7 @@ use lab::{Cell, Table};
 
 use super::bytes_label;
 use crate::disasm::{self, Disassembly, Verdict};
-use crate::workloads::{Copies, STACK_SIZES, Workload};
+use crate::workloads::{self, Copies, STACK_SIZES, Workload};
 
 pub(super) const S4: Function = lab::function!(s4_codegen);
 
@@ -71,7 +71,7 @@ fn s4_codegen(run: &Run) -> Vec<Table> {
         for copy in f.copies {
             black_box(black_box(copy)());
         }
-        let symbol = format!("stack_buffer::workloads::{}", f.name);
+        let symbol = workloads::symbol(f.name);
         match binary
             .clone()
             .and_then(|b| disasm::disassemble_all(&b, &symbol))

@@ -1,16 +1,17 @@
-//! Chapter 2's claims, pinned: the billing rule, agreement of every scratch strategy, the
-//! boundaries at 16 and 128 items, the counted allocations, the stack probes (some in child
-//! processes: this test binary re-runs itself through `probe_child`), and errors for bad input.
+//! Chapter 2's claims, pinned: agreement of every scratch strategy, the boundaries at 16 and
+//! 128 items, the counted allocations, the workloads, the stack probes (some in child
+//! processes: this test binary re-runs itself through `probe_child`), glibc's heap paths and
+//! the machine code of the workloads' own source.
 
 use lab::count;
 use pool::{BufferPool, PoolConfig};
 use proptest::prelude::*;
-use stack_buffer::probe::{BoxWay, Launcher, Probe, Spec, Thread};
 use stack_buffer::{
     AIR_FACTOR, BOX_KG, InlineScratch, Item, MAX_STACK_ITEMS, PackError, Scratch,
-    SmallInlineScratch, billed_weight_kg, generate_order, pack_boxes, pack_boxes_with, probe,
-    workloads,
+    SmallInlineScratch, billed_weight_kg, generate_order, pack_boxes, pack_boxes_with,
 };
+use stack_buffer_chapter::probe::{self, BoxWay, Launcher, Probe, Spec, Thread};
+use stack_buffer_chapter::workloads;
 
 #[global_allocator]
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
@@ -24,39 +25,6 @@ fn item(l: f64, w: f64, h: f64, kg: f64) -> Item {
         height_cm: h,
         weight_kg: kg,
     }
-}
-
-#[test]
-fn billed_weight_is_the_actual_weight_when_heavier_than_the_volume() {
-    // 30 × 20 × 10 = 6,000 cm³ / 6,000 = 1 kg < 2 kg.
-    assert_eq!(
-        billed_weight_kg(&item(30.0, 20.0, 10.0, 2.0), AIR_FACTOR),
-        2.0
-    );
-    // 50 × 40 × 30 = 60,000 cm³ / 6,000 = 10 kg > 2 kg.
-    assert_eq!(
-        billed_weight_kg(&item(50.0, 40.0, 30.0, 2.0), AIR_FACTOR),
-        10.0
-    );
-    // The factor is a parameter: 5,000 gives 12 kg.
-    assert_eq!(billed_weight_kg(&item(50.0, 40.0, 30.0, 2.0), 5000.0), 12.0);
-}
-
-#[test]
-fn minimum_cubage_replaces_the_whole_set_of_dimensions() {
-    // 5 × 30 × 30: one axis below 10 cm, so the volume is 13 × 8 × 0.4 = 41.6 cm³, not
-    // 10 × 30 × 30 (a per-axis floor) and not 5 × 30 × 30.
-    let flat = item(5.0, 30.0, 30.0, 0.0);
-    assert_eq!(flat.billed_dimensions_cm(), [13.0, 8.0, 0.4]);
-    assert_eq!(
-        billed_weight_kg(&flat, AIR_FACTOR),
-        13.0 * 8.0 * 0.4 / 6000.0
-    );
-    // Exactly 10 cm is not below 10 cm.
-    assert_eq!(
-        item(10.0, 30.0, 30.0, 0.0).billed_dimensions_cm(),
-        [10.0, 30.0, 30.0]
-    );
 }
 
 /// S11: the orders' generator exercises the minimum-cubage branch.
@@ -160,49 +128,6 @@ fn the_pool_strategy_allocates_nothing_once_warm() {
     pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Pool).unwrap();
     let (_, stats) = count(|| pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Pool));
     assert_eq!(stats.bytes_allocated, 0);
-}
-
-#[test]
-fn invalid_items_are_errors_naming_the_item_never_a_box_count() {
-    let good = item(20.0, 20.0, 20.0, 1.0);
-    let cases = [
-        (
-            item(-1.0, 20.0, 20.0, 1.0),
-            "item 1: length_cm must be finite and greater than 0",
-        ),
-        (
-            item(20.0, 0.0, 20.0, 1.0),
-            "item 1: width_cm must be finite and greater than 0",
-        ),
-        (item(20.0, 20.0, f64::NAN, 1.0), "item 1: height_cm is NaN"),
-        (
-            item(20.0, 20.0, f64::INFINITY, 1.0),
-            "item 1: height_cm must be finite and greater than 0",
-        ),
-        (
-            item(20.0, 20.0, 20.0, -2.0),
-            "item 1: weight_kg must be finite and not negative",
-        ),
-        (
-            item(20.0, 20.0, 20.0, 41.0),
-            "item 1: billed weight 41 kg exceeds the box capacity of 40 kg",
-        ),
-    ];
-    for (bad, message) in cases {
-        for strategy in ALL {
-            let err = pack_boxes(&[good, bad], BOX_KG, AIR_FACTOR, strategy).unwrap_err();
-            assert_eq!(err.to_string(), message, "{strategy:?}");
-        }
-    }
-    assert!(matches!(
-        pack_boxes(&[good], f64::NAN, AIR_FACTOR, Scratch::Stack),
-        Err(PackError::InvalidCapacity(c)) if c.is_nan()
-    ));
-    assert!(matches!(
-        pack_boxes(&[good], BOX_KG, 0.0, Scratch::Heap),
-        Err(PackError::InvalidFactor(0.0))
-    ));
-    assert_eq!(pack_boxes(&[], BOX_KG, AIR_FACTOR, Scratch::Stack), Ok(0));
 }
 
 /// S7, S11: the whole operation, checked by hand.
@@ -397,15 +322,15 @@ fn s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved() {
 /// boxed, it does not.
 #[test]
 fn s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib() {
-    use stack_buffer::across_await::{BUFFER, block_on, future_sizes};
+    use stack_buffer_chapter::across_await::{BUFFER, block_on, future_sizes};
     let [(_, held), (_, helper), (_, boxed)] = future_sizes();
     assert!((BUFFER..BUFFER + 16).contains(&held), "{held}");
     assert!(helper <= 8, "{helper}");
     assert!(boxed <= 32, "{boxed}");
-    let (value, polls) = block_on(stack_buffer::across_await::buffer_boxed_across_await());
+    let (value, polls) = block_on(stack_buffer_chapter::across_await::buffer_boxed_across_await());
     assert_eq!((value, polls), (0, 2), "pending once, then ready");
     assert_eq!(
-        block_on(stack_buffer::across_await::buffer_dropped_before_await()),
+        block_on(stack_buffer_chapter::across_await::buffer_dropped_before_await()),
         (0, 2)
     );
 }
@@ -546,7 +471,9 @@ fn s13_the_three_heap_ways_build_16_mib_on_a_2_mib_thread() {
 #[cfg(target_env = "gnu")]
 #[cfg_attr(miri, ignore = "Miri has its own allocator, not glibc's")]
 fn s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache() {
-    use stack_buffer::heap::{Request, largest_lifo_request, malloc_free, reuses_last_freed};
+    use stack_buffer_chapter::heap::{
+        Request, largest_lifo_request, malloc_free, reuses_last_freed,
+    };
     assert!(reuses_last_freed(Request::Malloc, 256));
     assert!(reuses_last_freed(Request::Malloc, 1032));
     assert!(!reuses_last_freed(Request::Malloc, 1040));
@@ -562,7 +489,7 @@ fn s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache() {
 #[cfg(target_env = "gnu")]
 #[cfg_attr(miri, ignore = "Miri has its own allocator, not glibc's")]
 fn s3_calloc_skips_the_per_thread_cache_before_glibc_2_41() {
-    use stack_buffer::heap::{
+    use stack_buffer_chapter::heap::{
         Request, calloc_free, calloc_uses_the_thread_cache, glibc_version, reuses_last_freed,
     };
     let version = glibc_version().expect("getconf GNU_LIBC_VERSION");
@@ -586,7 +513,7 @@ fn s3_calloc_skips_the_per_thread_cache_before_glibc_2_41() {
 #[test]
 #[cfg(all(target_env = "gnu", not(miri)))]
 fn s6_glibc_rounds_a_request_up_to_a_16_byte_chunk_with_an_8_byte_header() {
-    use stack_buffer::heap::glibc_chunk_bytes;
+    use stack_buffer_chapter::heap::glibc_chunk_bytes;
     let chunks: Vec<Option<usize>> = [16, 24, 25, 128, 1032, 2048, 8192]
         .into_iter()
         .map(glibc_chunk_bytes)
@@ -632,7 +559,7 @@ fn compile_the_zeroing_fixture() -> std::path::PathBuf {
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(miri, ignore = "runs rustc and objdump")]
 fn s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above() {
-    use stack_buffer::disasm::{Verdict, disassemble};
+    use stack_buffer_chapter::disasm::{Verdict, disassemble};
     let binary = compile_the_zeroing_fixture();
     let read = |function: &str| disassemble(&binary, &format!("zeroing::{function}")).unwrap();
     assert_eq!(
@@ -672,7 +599,7 @@ fn s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above() {
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(miri, ignore = "runs rustc and nm")]
 fn s1_every_measured_function_has_two_copies_at_two_addresses() {
-    use stack_buffer::disasm::symbol_ranges;
+    use stack_buffer_chapter::disasm::symbol_ranges;
     let binary = compile_the_zeroing_fixture();
     let output = std::process::Command::new("nm")
         .args(["-C", "-S", "--defined-only"])
@@ -723,16 +650,4 @@ proptest! {
             prop_assert!(boxes <= order.len());
         }
     }
-}
-
-/// S11: the deliberately wrong variant, run only by `cargo +nightly miri test -p stack-buffer
-/// --features deliberate-ub -- miri_catches`, which must fail with Miri's report of
-/// uninitialised memory (`encountered uninitialized memory`, or `memory is uninitialized` in
-/// recent nightlies; CI checks that it does). Natively it is undefined behaviour, so it never
-/// runs there.
-#[cfg(all(feature = "deliberate-ub", miri))]
-#[test]
-fn miri_catches_the_uninitialised_read() {
-    let order = generate_order(4, 1);
-    let _ = stack_buffer::pack_uninit_wrong(&order, BOX_KG, AIR_FACTOR);
 }

@@ -6,12 +6,12 @@ use lab::Table;
 use lab::protocol::Allocator;
 use lab::report::{Function, Run};
 use lab::timing::{BySize, Technique, allocator_table};
+use stack_buffer::MAX_STACK_ITEMS;
 
 use super::inline::{HYBRID, LARGE};
 use super::reach::{HEAP, STACK};
 use super::zeroing::{heap_uninit, heap_zeroed, stack_uninit, stack_zeroed};
 use super::{bytes_label, items};
-use crate::MAX_STACK_ITEMS;
 use crate::workloads::S3_BYTES;
 
 pub(super) const X1: Function = lab::function!(x1_stack);

@@ -9,8 +9,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use stack_buffer::lints::{
-    CLIPPY_TOML, FIXTURE_CASES, STACK_LINTS, WORKSPACE_MANIFEST, clippy_levels, level, thresholds,
+use stack_buffer_chapter::lints::{
+    CLIPPY_TOML, FIXTURE_CASES, STACK_LINTS, WORKSPACE_MANIFEST, clippy_levels, level, section,
+    thresholds,
 };
 
 fn workspace_root() -> PathBuf {
@@ -44,6 +45,20 @@ fn s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds() {
         read(&workspace_root().join("Cargo.toml")),
         WORKSPACE_MANIFEST
     );
+}
+
+/// This package writes the workspace's lints out instead of inheriting them (it declares a cfg
+/// of its own, and `[lints] workspace = true` takes no additions): they must stay the same.
+#[test]
+#[cfg_attr(miri, ignore = "reads files, which Miri's isolation forbids")]
+fn this_package_lints_as_the_workspace_does() {
+    let manifest = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    assert_eq!(section(&manifest, "lints.clippy"), clippy_levels());
+    let own: Vec<(String, String)> = section(&manifest, "lints.rust")
+        .into_iter()
+        .filter(|(lint, _)| lint != "unexpected_cfgs")
+        .collect();
+    assert_eq!(own, section(WORKSPACE_MANIFEST, "workspace.lints.rust"));
 }
 
 /// The name of the function whose body holds `line` (1-based) of `source`.
@@ -114,7 +129,7 @@ fn lint_the_fixture() -> BTreeSet<(String, String)> {
 /// S13: `large_stack_arrays` flags a 32 KiB array (also inside `Box::new`), `large_stack_frames`
 /// five 15 KiB arrays in one function, `large_futures` awaiting a future that holds 8 KiB; each
 /// twin below the threshold passes, and neither a loop nor a recursion is flagged — exactly the
-/// list `stack_buffer::lints::FIXTURE_CASES` states (the S13-lints table shows it). The
+/// list `stack_buffer_chapter::lints::FIXTURE_CASES` states (the S13-lints table shows it). The
 /// fixture's functions are those of that list, in its order.
 #[test]
 #[cfg_attr(miri, ignore = "runs cargo clippy")]

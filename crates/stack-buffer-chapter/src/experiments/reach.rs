@@ -6,9 +6,10 @@ use lab::report::{Function, Run};
 use lab::table::{Columns, Table};
 use lab::timing::{BySize, Measured, Schedule, Timing};
 use lab::{Cell, Kind};
+use stack_buffer::MAX_STACK_ITEMS;
 
 use super::{SEED_CELLS, items, pair};
-use crate::{MAX_STACK_ITEMS, workloads};
+use crate::workloads;
 
 pub(super) const S1: Function = lab::function!(s1_reach_a_buffer);
 
@@ -35,7 +36,7 @@ fn fits(n: usize) -> bool {
 }
 
 fn time_size(run: &Run, n: usize) -> Measured {
-    drop(crate::scratch_pool().rent(2 * n)); // warm: the pool's hit path
+    drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
     // A callgrind child per size, method and copy would add minutes: no instruction counts.
     let mut timing = Timing::new(run.config().without_instructions());
     pair!(timing, HEAP, workloads::s1_heap(n));

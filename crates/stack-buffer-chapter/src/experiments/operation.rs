@@ -11,14 +11,14 @@ use lab::timing::{BySize, Measured, Measurements, Schedule, Timing, agree};
 use lab::verdicts::{describe_sizes, sizes_where};
 use lab::{Cell, Kind, Table};
 use pool::{BufferPool, PoolConfig};
+use stack_buffer::{
+    AIR_FACTOR, BOX_KG, Item, MIN_CUBAGE_CM, PackError, Scratch, generate_order, pack_boxes,
+    pack_boxes_with,
+};
 
 use super::{items, method_span, pair};
 use crate::spans::{self, Span};
 use crate::workloads::{self, S7_ITEMS, pack_copy};
-use crate::{
-    AIR_FACTOR, BOX_KG, Item, MIN_CUBAGE_CM, PackError, Scratch, generate_order, pack_boxes,
-    pack_boxes_with,
-};
 
 pub(super) const S7: Function = lab::function!(s7_full_operation);
 pub(super) const S11: Function = lab::function!(s11_agreement);
@@ -44,7 +44,7 @@ macro_rules! copy_pair {
 }
 
 fn time_size(run: &Run, n: usize, order: &[Item]) -> Measured {
-    drop(crate::scratch_pool().rent(2 * n)); // warm: the pool's hit path
+    drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
     // 23 methods × 2 copies per size: callgrind children would add minutes.
     let mut timing = Timing::new(run.config().without_instructions());
     for strategy in Scratch::ALL {
@@ -329,6 +329,6 @@ fn s11_agreement(run: &Run) -> Vec<Table> {
             .table("S11", Kind::Fact, "", &rows),
     );
     table.note(format!("Orders come from `generate_order(n, 2026)`: one item in four is flattened below 10 cm, so the minimum-cubage branch runs. Boxes hold {BOX_KG} kg; the factor is {AIR_FACTOR}. The boundaries are those of the two inline capacities (16 items for `SmallVec32`, 128 for the stack array and `SmallVec256`). The proptest `all_strategies_return_the_same_box_count` checks agreement on 200 random orders per test run. *Rented* is read from a pool of its own (`pack_boxes_with`), so no other renter can answer for it."));
-    table.note("`StackUninit` is checked by Miri in CI on every path the tests execute, and a deliberately wrong variant (feature `deliberate-ub`) shows Miri catching an uninitialised read: see the chapter text.");
+    table.note("`StackUninit` is checked by Miri in CI on every path the tests execute, and a deliberately wrong variant (a test that only CI's Miri step compiles, with `--cfg deliberate_ub`) shows Miri catching an uninitialised read: see the chapter text.");
     vec![table]
 }

@@ -9,7 +9,7 @@
 //! keeps the future a pointer bigger.
 //!
 //! ```
-//! use stack_buffer::across_await::{block_on, buffer_held_across_await, buffer_dropped_before_await};
+//! use stack_buffer_chapter::across_await::{block_on, buffer_held_across_await, buffer_dropped_before_await};
 //! assert!(size_of_val(&buffer_held_across_await()) > 8192);
 //! assert!(size_of_val(&buffer_dropped_before_await()) < 64);
 //! assert_eq!(block_on(buffer_held_across_await()), (0, 2)); // pending once, then ready

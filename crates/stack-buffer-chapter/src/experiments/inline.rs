@@ -7,11 +7,11 @@ use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::timing::{BySize, Schedule, Timing};
 use lab::{Cell, Kind, Table, count};
+use stack_buffer::{CAP, MAX_STACK_ITEMS, SMALL_INLINE};
 
 use super::{items, pair};
 use crate::disasm::{self, Disassembly};
 use crate::workloads::{self, S12_FUNCTIONS, S12_ITEMS, S12_VALUE_SIZES};
-use crate::{CAP, MAX_STACK_ITEMS, SMALL_INLINE};
 
 pub(super) const S12: Function = lab::function!(s12_smallvec_counts);
 pub(super) const S12_TIME: Function = lab::function!(s12_smallvec_time);
@@ -172,7 +172,7 @@ fn code_table() -> Table {
         .map(|(&(name, f), (label, inline))| {
             // Calling each one through an opaque pointer keeps it in the binary.
             black_box(black_box(f)(1));
-            let symbol = format!("stack_buffer::workloads::{name}");
+            let symbol = workloads::symbol(name);
             Code {
                 name,
                 label,

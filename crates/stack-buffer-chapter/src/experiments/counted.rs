@@ -5,9 +5,10 @@ use std::hint::black_box;
 use lab::report::{Function, Run};
 use lab::table::Columns;
 use lab::{Cell, Table, count};
+use stack_buffer::{AIR_FACTOR, BOX_KG, MAX_STACK_ITEMS, Scratch, generate_order, pack_boxes};
 
 use super::SEED_CELLS;
-use crate::{AIR_FACTOR, BOX_KG, MAX_STACK_ITEMS, Scratch, generate_order, pack_boxes, workloads};
+use crate::workloads;
 
 pub(super) const S6: Function = lab::function!(s6_bytes_per_call);
 
@@ -36,7 +37,7 @@ struct Bytes {
 
 fn bytes_per_call(n: usize) -> Bytes {
     let bytes = |f: &dyn Fn() -> f64| count(|| black_box(f())).1.bytes_allocated;
-    drop(crate::scratch_pool().rent(2 * n));
+    drop(stack_buffer::scratch_pool().rent(2 * n));
     let order = generate_order(n, n as u64);
     let pack = |s: Scratch| {
         count(|| pack_boxes(&order, BOX_KG, AIR_FACTOR, s))
@@ -55,13 +56,14 @@ fn bytes_per_call(n: usize) -> Bytes {
     }
 }
 
-/// The block glibc hands out for a request of `bytes`, header included.
-#[cfg(target_env = "gnu")]
+/// The block glibc hands out for a request of `bytes`, header included (not under Miri, which
+/// has its own allocator).
+#[cfg(all(target_env = "gnu", not(miri)))]
 fn chunk_bytes(bytes: usize) -> Option<usize> {
     crate::heap::glibc_chunk_bytes(bytes)
 }
 
-#[cfg(not(target_env = "gnu"))]
+#[cfg(not(all(target_env = "gnu", not(miri))))]
 fn chunk_bytes(_: usize) -> Option<usize> {
     None
 }

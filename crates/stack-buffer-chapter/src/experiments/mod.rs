@@ -1,5 +1,5 @@
-//! Chapter 2's experiments (S1–S13, X1-stack), run by `stack-buffer-experiments` under
-//! `cargo xtask report`. Built only with the `experiments` feature.
+//! Chapter 2's experiments (S1–S13, X1-stack), declared in [`crate::CHAPTER`] and run by
+//! `stack-buffer-experiments` under `cargo xtask report`.
 //!
 //! One file per topic under `src/experiments/`: `reach.rs` (S1, S2), `zeroing.rs` (S3,
 //! S3-heap, S5), `codegen.rs` (S4), `counted.rs` (S6), `operation.rs` (S7, S11), `inline.rs`
@@ -9,7 +9,7 @@
 //! probes in [`crate::probe`], the lint configuration in [`crate::lints`]. Each topic file names
 //! its functions with `lab::function!`, so a table's footer gives the file to open.
 
-use lab::report::{Chapter, Experiment, Source};
+use lab::report::Experiment;
 use lab::timing::Measurements;
 use lab::{Cell, Kind};
 
@@ -25,24 +25,15 @@ mod reach;
 mod x1;
 mod zeroing;
 
-/// Chapter 2: its experiments in the order the chapter presents them.
-pub static CHAPTER: Chapter = Chapter {
-    name: "stack-buffer",
-    experiments: EXPERIMENTS,
-    sources: &[Source {
-        seed: "002",
-        note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10 (tier-1 code, Server GC with DATAS off), a Core i7-8665U laptop (x64, Windows). Its `stackalloc` is variable-size unless marked literal, and .NET zeroes it unless the method has `[SkipLocalsInit]`.",
-    }],
-};
-
-/// `crates/stack-buffer/tests/<file>.rs::<test>` for each test named.
+/// `crates/stack-buffer-chapter/<file>::<test>` for each test named.
 macro_rules! pins {
     ($file:literal: $($test:ident),+ $(,)?) => {
-        &[$(concat!("crates/stack-buffer/", $file, "::", stringify!($test))),+]
+        &[$(concat!("crates/stack-buffer-chapter/", $file, "::", stringify!($test))),+]
     };
 }
 
-const EXPERIMENTS: &[Experiment] = &[
+/// Every experiment of the chapter, in the order the chapter presents them.
+pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "S1",
         kind: Kind::Time,
@@ -74,12 +65,12 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "Codegen, read from the experiments binary itself: what each zeroed and unzeroed stack array compiles to",
         run: codegen::S4,
         pinned_by: &[
-            "crates/stack-buffer/tests/stack_buffer.rs::s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above",
-            "crates/stack-buffer/src/disasm.rs::the_reader_counts_sixteen_vector_stores_as_256_bytes_of_inline_zeroing",
-            "crates/stack-buffer/src/disasm.rs::the_reader_tells_stack_probes_from_zeroing_and_reads_the_memset_size",
-            "crates/stack-buffer/src/disasm.rs::the_reader_finds_no_zeroing_where_only_nonzero_values_are_stored",
-            "crates/stack-buffer/src/disasm.rs::the_reader_finds_every_copy_of_a_generic_function",
-            "crates/stack-buffer/src/disasm.rs::the_reader_finds_every_copy_of_a_generic_function_in_the_symbols",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above",
+            "crates/stack-buffer-chapter/src/disasm.rs::the_reader_counts_sixteen_vector_stores_as_256_bytes_of_inline_zeroing",
+            "crates/stack-buffer-chapter/src/disasm.rs::the_reader_tells_stack_probes_from_zeroing_and_reads_the_memset_size",
+            "crates/stack-buffer-chapter/src/disasm.rs::the_reader_finds_no_zeroing_where_only_nonzero_values_are_stored",
+            "crates/stack-buffer-chapter/src/disasm.rs::the_reader_finds_every_copy_of_a_generic_function",
+            "crates/stack-buffer-chapter/src/disasm.rs::the_reader_finds_every_copy_of_a_generic_function_in_the_symbols",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -103,10 +94,10 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "The whole operation: `pack_boxes` by order size, three identical copies per strategy",
         run: operation::S7,
         pinned_by: &[
-            "crates/stack-buffer/tests/stack_buffer.rs::all_strategies_return_the_same_box_count",
-            "crates/stack-buffer/tests/stack_buffer.rs::first_fit_decreasing_on_a_hand_checked_order",
-            "crates/stack-buffer/src/spans.rs::s7_dilution_needs_distances_from_one_apart",
-            "crates/stack-buffer/src/spans.rs::s7_three_copies_give_their_median_and_the_farthest_figure",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::all_strategies_return_the_same_box_count",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::first_fit_decreasing_on_a_hand_checked_order",
+            "crates/stack-buffer-chapter/src/spans.rs::s7_dilution_needs_distances_from_one_apart",
+            "crates/stack-buffer-chapter/src/spans.rs::s7_three_copies_give_their_median_and_the_farthest_figure",
         ],
         allocator_sensitive: true,
         needs: &[],
@@ -141,10 +132,10 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "How much stack survives: the largest single array and the deepest recursion of 8 KiB frames, each probe in a child process",
         run: limits::S8,
         pinned_by: &[
-            "crates/stack-buffer/tests/stack_buffer.rs::s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib",
-            "crates/stack-buffer/tests/stack_buffer.rs::s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it",
-            "crates/stack-buffer/tests/stack_buffer.rs::probes_survive_a_shallow_descent_on_every_kind_of_thread",
-            "crates/stack-buffer/src/probe.rs::specs_round_trip_through_their_text_form",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::probes_survive_a_shallow_descent_on_every_kind_of_thread",
+            "crates/stack-buffer-chapter/src/probe/spec.rs::specs_round_trip_through_their_text_form",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -172,14 +163,14 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Fact,
         title: "Every strategy, the same orders: box counts at the boundaries and around them",
         run: operation::S11,
-        pinned_by: pins!("tests/stack_buffer.rs":
-            every_strategy_agrees_at_127_128_and_129_items,
-            s12_every_strategy_agrees_at_15_16_and_17_items,
-            hybrid_at_129_items_rents_from_the_pool_and_at_128_does_not,
-            all_strategies_return_the_same_box_count,
-            the_generator_flattens_one_item_in_four_so_the_minimum_cubage_branch_runs,
-            miri_catches_the_uninitialised_read,
-        ),
+        pinned_by: &[
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::every_strategy_agrees_at_127_128_and_129_items",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s12_every_strategy_agrees_at_15_16_and_17_items",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::hybrid_at_129_items_rents_from_the_pool_and_at_128_does_not",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::all_strategies_return_the_same_box_count",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::the_generator_flattens_one_item_in_four_so_the_minimum_cubage_branch_runs",
+            "crates/stack-buffer-chapter/tests/deliberate_ub.rs::miri_catches_the_uninitialised_read",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -189,11 +180,11 @@ const EXPERIMENTS: &[Experiment] = &[
         title: "What clippy catches: the workspace's stack-size lints and their thresholds",
         run: compiler::S13,
         pinned_by: &[
-            "crates/stack-buffer/tests/lints.rs::s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds",
-            "crates/stack-buffer/tests/lints.rs::s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins",
-            "crates/stack-buffer/tests/stack_buffer.rs::s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile",
-            "crates/stack-buffer/tests/stack_buffer.rs::s13_the_three_heap_ways_build_16_mib_on_a_2_mib_thread",
-            "crates/stack-buffer/tests/stack_buffer.rs::s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib",
+            "crates/stack-buffer-chapter/tests/lints.rs::s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds",
+            "crates/stack-buffer-chapter/tests/lints.rs::s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s13_box_new_of_a_large_array_overflows_the_stack_in_the_dev_profile",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s13_the_three_heap_ways_build_16_mib_on_a_2_mib_thread",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s13_an_8_kib_buffer_held_across_await_makes_the_future_8_kib",
         ],
         allocator_sensitive: false,
         needs: &[],

@@ -9,7 +9,7 @@
 //! runs `cargo clippy` on the fixture with that configuration and checks the list.
 //!
 //! ```
-//! use stack_buffer::lints::{STACK_LINTS, threshold_bytes};
+//! use stack_buffer_chapter::lints::{STACK_LINTS, threshold_bytes};
 //! let arrays = &STACK_LINTS[0];
 //! assert_eq!(arrays.lint, "large_stack_arrays");
 //! assert_eq!(threshold_bytes(arrays.threshold_key), Some(16 * 1024));
@@ -26,8 +26,8 @@ pub const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
 ///
 /// ```
 /// let text = "top = 1\n[a]\n# note\nx = \"warn\"\n\n[b]\ny = 2\n";
-/// assert_eq!(stack_buffer::lints::section(text, "a"), [("x".to_owned(), "\"warn\"".to_owned())]);
-/// assert_eq!(stack_buffer::lints::section(text, ""), [("top".to_owned(), "1".to_owned())]);
+/// assert_eq!(stack_buffer_chapter::lints::section(text, "a"), [("x".to_owned(), "\"warn\"".to_owned())]);
+/// assert_eq!(stack_buffer_chapter::lints::section(text, ""), [("top".to_owned(), "1".to_owned())]);
 /// ```
 pub fn section(text: &str, name: &str) -> Vec<(String, String)> {
     let header = format!("[{name}]");
