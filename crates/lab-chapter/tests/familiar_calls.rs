@@ -30,7 +30,10 @@ fn format_of_the_order_line_is_one_allocation_and_two_reallocations() {
 /// an optimiser that deletes the box (a value dropped inside `count`) fails here, not only in the
 /// test profile.
 #[test]
-#[cfg_attr(miri, ignore = "reads the committed snapshot; Miri isolates the file system")]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
 fn m1_published_box_u64_row_is_one_allocation_of_8_bytes() {
     let m1 = lab::report::Snapshot::published("lab").unwrap();
     let cell = |column: &str| {

@@ -26,28 +26,17 @@ pub struct Environment {
     pub date: String,
     /// The git commit of the work tree (12 hex digits).
     pub commit: String,
-    /// Whether the measured sources ([`SOURCE_PATHS`]) had uncommitted changes.
+    /// Whether what the chapter's binaries compile from had uncommitted changes. The process
+    /// cannot know what that is; `cargo xtask report` sets it from the chapter's declaration.
     #[serde(default)]
     pub uncommitted: bool,
 }
-
-/// The paths whose content decides what the experiments measure: a snapshot is only the docs'
-/// figures if none of them changed between its commit and the commit that documents it.
-pub const SOURCE_PATHS: &[&str] = &[
-    ".cargo",
-    "crates",
-    "xtask",
-    "benches",
-    "Cargo.toml",
-    "Cargo.lock",
-    "rust-toolchain.toml",
-];
 
 impl Environment {
     /// Reads the environment of the running process, which runs under `allocator` (a label
     /// with its version, from [`allocator_label`]).
     pub fn collect(allocator: String) -> Self {
-        let (commit, uncommitted) = git_commit();
+        let commit = git_commit();
         Environment {
             cpu: cpu_model(),
             logical_cores: std::thread::available_parallelism().map_or(1, usize::from),
@@ -63,7 +52,7 @@ impl Environment {
             allocator,
             date: today_utc(),
             commit,
-            uncommitted,
+            uncommitted: false,
         }
     }
 
@@ -196,8 +185,8 @@ fn mimalloc_label() -> String {
     "mimalloc (version unknown: lab built without its `mimalloc` feature)".to_owned()
 }
 
-/// The commit of the work tree, and whether the measured sources have uncommitted changes.
-fn git_commit() -> (String, bool) {
+/// The commit of the work tree.
+fn git_commit() -> String {
     let run = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -206,15 +195,8 @@ fn git_commit() -> (String, bool) {
             .filter(|out| out.status.success())
             .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
     };
-    match run(&["rev-parse", "--short=12", "HEAD"]) {
-        Some(commit) => {
-            let mut args = vec!["status", "--porcelain", "--"];
-            args.extend(SOURCE_PATHS);
-            let dirty = run(&args).is_some_and(|status| !status.is_empty());
-            (commit, dirty)
-        }
-        None => ("unknown (not a git checkout)".to_owned(), false),
-    }
+    run(&["rev-parse", "--short=12", "HEAD"])
+        .unwrap_or_else(|| "unknown (not a git checkout)".to_owned())
 }
 
 /// Today's date in UTC, from the system clock (no time-zone database needed).
