@@ -29,7 +29,6 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
     match options.mode {
         Mode::Write => {
             provenance::ensure_clean(ws, &selected, options.allow_dirty)?;
-            run::build(ws, &selected, Build::Report)?;
             let fresh = run::measure(
                 ws,
                 &selected,

@@ -15,7 +15,7 @@ use crate::data::records::{self, Checked, MachineRecord, Outcome, claims, compar
 use crate::data::workspace::Workspace;
 use crate::data::{provenance, snapshots};
 use crate::work::render;
-use crate::work::run::{self, Build};
+use crate::work::run;
 use crate::{Common, Mode};
 
 /// What `cargo xtask verify` was asked to do.
@@ -41,7 +41,6 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
             problem.lines().next().unwrap_or_default()
         );
     }
-    run::build(ws, &selected, Build::Report)?;
     let fresh = run::measure(
         ws,
         &selected,

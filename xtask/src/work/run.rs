@@ -153,7 +153,7 @@ fn run_replica(
     }
 }
 
-/// Measures the selected chapters: `processes` rounds; in every round each chapter runs one
+/// Builds the selected chapters' binaries, then measures them: `processes` rounds; in every round each chapter runs one
 /// process per allocator, and the last round's system-allocator process is the final one,
 /// which reads every replica and prints the snapshot. Spreading the rounds over the whole report
 /// puts slow drift of the machine on different replicas.
@@ -163,6 +163,7 @@ pub fn measure(
     processes: usize,
     quick: bool,
 ) -> Result<BTreeMap<String, Snapshot>, String> {
+    build(ws, chapters, Build::Report)?;
     let dir = ws.target.join("lab-replicas");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;

@@ -43,13 +43,12 @@ impl BySize {
         b: &str,
         label: impl Fn(usize) -> String,
     ) -> Claim {
-        agree(runs[0].m.process_count(), |p| {
-            let outcomes = Self::outcomes(runs, p, a, b);
-            Some(crate::verdicts::describe_sizes(
-                &crate::verdicts::sizes_where(&outcomes),
+        Self::across_sizes(runs, a, b, |outcomes| {
+            crate::verdicts::describe_sizes(
+                &crate::verdicts::sizes_where(outcomes),
                 outcomes.len(),
                 &label,
-            ))
+            )
         })
     }
 
@@ -60,11 +59,21 @@ impl BySize {
         b: &str,
         label: impl Fn(usize) -> String,
     ) -> Claim {
+        Self::across_sizes(runs, a, b, |outcomes| {
+            crate::verdicts::describe_crossover(crate::verdicts::crossover(outcomes), &label)
+        })
+    }
+
+    /// A rule of [`crate::verdicts`] applied to each process's outcomes across the sizes;
+    /// printed if every process reaches the same verdict.
+    fn across_sizes(
+        runs: &[&BySize],
+        a: &str,
+        b: &str,
+        rule: impl Fn(&[(usize, Option<bool>)]) -> String,
+    ) -> Claim {
         agree(runs[0].m.process_count(), |p| {
-            Some(crate::verdicts::describe_crossover(
-                crate::verdicts::crossover(&Self::outcomes(runs, p, a, b)),
-                &label,
-            ))
+            Some(rule(&Self::outcomes(runs, p, a, b)))
         })
     }
 }
