@@ -80,13 +80,29 @@ fn find_pin(text: &str, id: &str, test: Option<&str>) -> Result<(), String> {
         .iter()
         .position(|line| line.trim_start().starts_with(&declaration))
         .ok_or_else(|| format!("no function `{test}`"))?;
-    // The attributes and comments directly above the function.
-    let above: Vec<&str> = lines[..at]
-        .iter()
-        .rev()
-        .map(|line| line.trim())
-        .take_while(|line| line.starts_with("#[") || line.starts_with("//"))
-        .collect();
+    // The attributes and comments directly above the function, an attribute that rustfmt
+    // spread over several lines joined into one.
+    let mut above: Vec<String> = Vec::new();
+    let mut idx = at;
+    while idx > 0 {
+        let line = lines[idx - 1].trim();
+        if line.starts_with("#[") || line.starts_with("//") {
+            above.push(line.to_owned());
+            idx -= 1;
+            continue;
+        }
+        let start = (0..idx - 1)
+            .rev()
+            .find(|&i| lines[i].trim().starts_with("#["));
+        match start {
+            Some(start) if line.ends_with(']') => {
+                let joined: Vec<&str> = lines[start..idx].iter().map(|l| l.trim()).collect();
+                above.push(joined.join(" "));
+                idx = start;
+            }
+            _ => break,
+        }
+    }
     if !above.iter().any(|line| line.starts_with("#[test]")) {
         return Err(format!("`{test}` is not a #[test]"));
     }
@@ -128,7 +144,29 @@ fn unrelated() {}
 fn p8_ignored() {}
 
 fn p3_helper() {}
+
+/// M1: read from the snapshot.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = \"reads a file\"
+)]
+fn m1_published_row() {}
+
+#[ignore =
+    \"spread by rustfmt\"]
+#[test]
+fn m2_spread_ignore() {}
 ";
+
+    /// rustfmt spreads a long attribute over lines: the pin is still a test, and an `#[ignore]`
+    /// spread over lines still ignores it.
+    #[test]
+    fn an_attribute_over_several_lines_is_read_whole() {
+        assert_eq!(find_pin(SOURCE, "M1", Some("m1_published_row")), Ok(()));
+        let err = find_pin(SOURCE, "M2", Some("m2_spread_ignore")).unwrap_err();
+        assert!(err.contains("is ignored"), "{err}");
+    }
 
     #[test]
     fn a_pin_names_its_id_in_the_comment_or_the_name() {
