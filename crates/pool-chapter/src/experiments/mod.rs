@@ -38,6 +38,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "Bytes allocated for N order lines, one 128-byte buffer per line",
         run: bytes::P1,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p1_published_fresh_lines_cost_128_bytes_each_and_pooled_or_stack_lines_0",
             "crates/pool-chapter/tests/lines.rs::steady_state_10000_rent_return_cycles_allocate_0_bytes",
             "crates/pool-chapter/tests/lines.rs::steady_state_holds_for_the_shared_pool_too",
             "crates/pool-chapter/tests/lines.rs::a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0",
@@ -65,6 +66,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "Cold to warm: what the first use of a pool costs, step by step",
         run: bytes::P3,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p3_published_the_one_off_cost_is_paid_once_and_the_curve_crosses_where_it_must",
             "crates/pool/tests/pool.rs::a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer",
             "crates/pool/tests/pool.rs::rent_zero_allocates_nothing_even_on_a_threads_first_use",
             "crates/pool/tests/pool.rs::p3_the_first_buffer_sent_down_to_a_stack_allocates_room_for_4",
@@ -107,6 +109,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "Failing lines: does the buffer come back? (a pool that starts with 51 spare 128-byte buffers)",
         run: tenancy::P6,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p6_published_forgetting_the_guard_costs_128_bytes_per_line_past_the_spares",
             "crates/pool-chapter/tests/lines.rs::the_guard_gives_back_on_an_early_return",
             "crates/pool-chapter/tests/lines.rs::the_guard_gives_back_during_a_panic",
             "crates/pool-chapter/tests/lines.rs::mem_forget_loses_one_buffer_per_call_and_nothing_breaks",
@@ -120,6 +123,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "k 128-byte buffers rented at once, then all given back: bytes per round (20 rounds)",
         run: limits::P7,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p7_published_every_buffer_beyond_the_limit_costs_128_bytes_per_round",
             "crates/pool-chapter/tests/lines.rs::one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates",
             "crates/pool/tests/pool.rs::the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down",
         ],
@@ -132,6 +136,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "The size ceiling: rent, give back, rent again",
         run: limits::P8,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p8_published_the_largest_bucket_is_kept_and_one_more_byte_is_exact_size",
             "crates/pool/tests/pool.rs::above_the_largest_bucket_is_exact_size_and_not_kept",
             "crates/pool/tests/pool.rs::a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize",
         ],
@@ -144,6 +149,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "When the pool does not pay: tiny buffers, per-rent objects, memory kept after use",
         run: limits::P9,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p9_published_small_buffers_and_the_8_mib_rent_count_what_they_must",
             "crates/pool/tests/pool.rs::trim_releases_every_byte_the_pool_retains",
             "crates/pool/tests/pool.rs::the_stacks_keep_at_most_max_shared_bytes_all_buckets_together",
             "crates/pool/tests/threads.rs::trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss",
