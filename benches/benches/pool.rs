@@ -23,13 +23,21 @@ fn p1_one_line(c: &mut Criterion) {
     group.finish();
 }
 
-/// P10: the experiment's sizes (`workloads::P10_SIZES`), each with the shared pool taken once,
-/// as the experiment does, and a pool sized for the request.
+/// P10: the experiment's sizes (`workloads::P10_SIZES`), each with its three baselines (one
+/// reused `Vec`, a fresh unzeroed buffer, a fresh zeroed one), the shared pool taken once, as
+/// the experiment does, and a pool sized for the request.
 fn p10_by_size(c: &mut Criterion) {
     let mut group = c.benchmark_group("P10");
     let shared = pool::shared();
     for size in P10_SIZES {
         let sized = workloads::pool_sized_for(size);
+        let mut reused = Vec::with_capacity(size);
+        group.bench_with_input(BenchmarkId::new("reused", size), &size, |b, &n| {
+            b.iter(|| workloads::reused_touch(&mut reused, black_box(n)))
+        });
+        group.bench_with_input(BenchmarkId::new("unzeroed", size), &size, |b, &n| {
+            b.iter(|| workloads::unzeroed_touch(black_box(n)))
+        });
         group.bench_with_input(BenchmarkId::new("fresh", size), &size, |b, &n| {
             b.iter(|| workloads::fresh_touch(black_box(n)))
         });

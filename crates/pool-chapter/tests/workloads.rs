@@ -17,12 +17,18 @@ const fn scaled(native: u64, miri: u64) -> u64 {
 /// so the ways differ only in where the buffer comes from. Each `with_*` function is a timed
 /// function without its touch (the timed function is `with_*` applied to `touch`): the test
 /// touches what it gives and checks where the bytes landed, then that the timed function
-/// returns what the touch does.
+/// returns what the touch does. The reused and the unzeroed buffers are touched through their
+/// spare capacity, at the two ends of `n` bytes, as the unzeroed stack array is.
 #[test]
 fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
     fn touched(buf: &mut [u8]) -> (usize, u8, u8, u8) {
         let result = workloads::touch(buf);
         (buf.len(), result, buf[0], buf[buf.len() - 1])
+    }
+    fn ends(first: &mut u8, last: &mut u8) -> (usize, u8, u8, u8) {
+        let result = workloads::touch_ends(first, last);
+        let distance = std::ptr::from_ref(last) as usize - std::ptr::from_ref(first) as usize;
+        (distance + 1, result, *first, *last)
     }
     let shared = pool::shared();
     for n in P10_SIZES
@@ -35,6 +41,23 @@ fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
             "fresh, {n} B"
         );
         assert_eq!(workloads::fresh_touch(n), 3, "fresh, {n} B");
+        assert_eq!(
+            workloads::with_unzeroed(n, ends),
+            Some((n, 3, 1, 2)),
+            "unzeroed, {n} B"
+        );
+        assert_eq!(workloads::unzeroed_touch(n), 3, "unzeroed, {n} B");
+        let mut reused = Vec::with_capacity(n);
+        for _ in 0..2 {
+            assert_eq!(
+                workloads::with_reused(&mut reused, n, ends),
+                Some((n, 3, 1, 2)),
+                "reused, {n} B"
+            );
+            assert_eq!(workloads::reused_touch(&mut reused, n), 3, "reused, {n} B");
+            assert_eq!(reused.len(), 0, "a reused buffer is cleared, not grown");
+            assert!(reused.capacity() >= n);
+        }
         let sized = workloads::pool_sized_for(n);
         assert_eq!(sized.largest_bucket(), n.next_power_of_two().max(16));
         for (name, pool) in [("shared", shared), ("sized", &sized)] {
@@ -65,6 +88,45 @@ fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
     assert_eq!(workloads::uninit_stack_touch::<HIT_BYTES>(), 3);
     let mut existing = [0u8; 64];
     assert_eq!(touched(&mut existing), (64, 3, 1, 2), "the floor");
+}
+
+/// P9-time, P10, P10-hit: the three baselines' bytes, counted: a fresh buffer allocates exactly
+/// its `n` bytes, unzeroed (`Vec::with_capacity`) or zeroed (`vec!`), once per use, and frees
+/// them; one reused `Vec` allocates nothing after it is made, whatever it is asked to hold up to
+/// its capacity.
+#[test]
+fn p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing() {
+    for n in [64, HIT_BYTES]
+        .into_iter()
+        .chain(P10_SIZES)
+        .filter(|&n| !cfg!(miri) || n <= 10_000)
+    {
+        for (name, f) in [
+            ("unzeroed", workloads::unzeroed_touch as fn(usize) -> u8),
+            ("zeroed", workloads::fresh_touch),
+        ] {
+            let (result, stats) = count(|| f(n));
+            assert_eq!(result, 3);
+            assert_eq!(
+                (
+                    stats.allocs,
+                    stats.bytes_allocated,
+                    stats.deallocs,
+                    stats.bytes_freed
+                ),
+                (1, n as u64, 1, n as u64),
+                "{name}, {n} B"
+            );
+        }
+        let mut reused = Vec::with_capacity(n);
+        let (_, stats) = count(|| {
+            for _ in 0..3 {
+                workloads::reused_touch(&mut reused, n);
+                workloads::reused_touch(&mut reused, n / 2);
+            }
+        });
+        assert_eq!((stats.allocs, stats.reallocs), (0, 0), "reused, {n} B");
+    }
 }
 
 /// P12: one run is `ops` operations on each of `threads` workers, and a worker set serves many
@@ -141,9 +203,10 @@ mod p13 {
     }
 
     /// P13's bytes: every pool — this crate's and the published ones — and the reused `Vec`
-    /// allocate nothing once warm; a fresh `vec!` allocates its `n` bytes every time.
+    /// allocate nothing once warm; a fresh buffer, unzeroed or zeroed, allocates its `n` bytes
+    /// every time.
     #[test]
-    fn p13_only_the_fresh_vec_allocates_per_operation() {
+    fn p13_only_the_fresh_buffers_allocate_per_operation() {
         for n in [128, HIT_BYTES] {
             let mut contenders = Contenders::new(n);
             for contender in Contender::ALL {
@@ -153,7 +216,7 @@ mod p13 {
                     }
                 });
                 let per_op = match contender {
-                    Contender::FreshVec => n as u64,
+                    Contender::FreshVec | Contender::FreshUnzeroed => n as u64,
                     _ => 0,
                 };
                 assert_eq!(

@@ -1,6 +1,7 @@
-//! Time per buffer by size (P10): one interleaved run per size, a log-scale figure of all of
-//! them, the crossover with a fresh buffer under each allocator, and seed 003's question at its
-//! own sizes (P10-seed).
+//! Time per buffer by size (P10): one interleaved run per size, set against three baselines
+//! (one reused `Vec`, a fresh unzeroed buffer, a fresh zeroed one), the same runs under mimalloc
+//! (P10-mimalloc), a log-scale figure of all of them, the crossover with a fresh buffer under each
+//! allocator, and seed 003's question at its own sizes (P10-seed).
 
 use std::hint::black_box;
 
@@ -12,12 +13,15 @@ use lab::timing::{BySize, Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table};
 use pool::shared;
 
+use super::hit::BASELINES;
 use super::{bytes, bytes_label, warm};
 use crate::workloads::{self, P10_SIZES};
 
 pub(super) const P10: Function = lab::function!(p10_by_size);
 
-pub(super) const FRESH: &str = "fresh `vec![0u8; n]`";
+pub(super) const REUSED: &str = "one reused `Vec<u8>` (`clear()` per use)";
+pub(super) const UNZEROED: &str = "fresh, unzeroed `Vec::with_capacity(n)`";
+pub(super) const FRESH: &str = "fresh, zeroed `vec![0u8; n]`";
 pub(super) const SHARED: &str = "`pool.rent(n)` (`pool::shared()`)";
 const SIZED: &str = "pool sized for n";
 
@@ -65,7 +69,16 @@ fn time_size(run: &Run, size: usize) -> Measured {
     // One callgrind child per copy and size would add minutes; P10-hit counts the 8 KiB case.
     let mut timing = Timing::new(run.config().without_instructions());
     let sized = &sized;
+    // Each copy of the reused buffer owns its own `Vec`, made once, here.
+    let (mut a_buf, mut b_buf) = (Vec::with_capacity(size), Vec::with_capacity(size));
+    timing.method_pair(
+        REUSED,
+        move || workloads::reused_touch(&mut a_buf, black_box(size)),
+        move || workloads::reused_touch(&mut b_buf, black_box(size)),
+    );
     // Two closures per method, one per copy (see P10-hit).
+    let (a, b) = lab::twins!(move || workloads::unzeroed_touch(black_box(size)));
+    timing.method_pair(UNZEROED, a, b);
     let (a, b) = lab::twins!(move || workloads::fresh_touch(black_box(size)));
     timing.method_pair(FRESH, a, b);
     let (a, b) = lab::twins!(move || workloads::rent_touch(pool, black_box(size)));
@@ -79,79 +92,153 @@ fn time_size(run: &Run, size: usize) -> Measured {
     timing.run(Schedule::Interleaved)
 }
 
+/// P10's columns, for the runs under one allocator: the three baselines, the shared pool, and
+/// the pool's ratio to the fair fresh buffer, the unzeroed one.
+fn columns<'a>() -> Columns<'a, BySize> {
+    Columns::new()
+        .col("n bytes", |s: &BySize| Cell::count(s.size))
+        .col("reused `Vec`", |s: &BySize| {
+            s.m.expect(REUSED).median_cell()
+        })
+        .col("fresh, unzeroed", |s: &BySize| {
+            s.m.expect(UNZEROED).median_cell()
+        })
+        .col("fresh, zeroed (`vec!`)", |s: &BySize| {
+            s.m.expect(FRESH).median_cell()
+        })
+        .col("`pool::shared()`", |s: &BySize| {
+            s.m.expect(SHARED).median_cell()
+        })
+        .col("shared pool / unzeroed", |s: &BySize| {
+            s.m.ratio_cell(SHARED, UNZEROED)
+        })
+}
+
+/// The largest twin disagreement and between-process spread of any method at any size, in one
+/// sentence (the by-size tables have no room for a column of each).
+fn noise_note(runs: &[BySize]) -> String {
+    let worst = |f: fn(&Measured) -> f64| {
+        runs.iter()
+            .map(|s| (f(&s.m), s.size))
+            .fold((0.0f64, 0), |a, b| if b.0 > a.0 { b } else { a })
+    };
+    let (twin, twin_at) = worst(Measured::worst_twin_pct);
+    let mut note = format!(
+        "The two noise sources, over every method at every size: the largest twin disagreement is {} (at {})",
+        Cell::Percent(twin).render(),
+        bytes_label(twin_at)
+    );
+    if runs[0].m.process_count() > 1 {
+        let (spread, spread_at) = worst(Measured::worst_spread_pct);
+        note.push_str(&format!(
+            ", the largest spread between processes {} (at {})",
+            Cell::Percent(spread).render(),
+            bytes_label(spread_at)
+        ));
+    }
+    note.push('.');
+    note
+}
+
 fn p10_by_size(run: &Run) -> Vec<Table> {
     let runs = run.time_by_size(&P10_SIZES, |size| time_size(run, size));
     let mimalloc = BySize::under(&runs, Allocator::Mimalloc);
-    let on_mimalloc = |s: &BySize, name: &str| {
-        s.m.under(Allocator::Mimalloc)
-            .map_or(Cell::Empty, |mm| mm.expect(name).median_cell())
-    };
-    let mut table = run.own(
-        Columns::new()
-            .col("n bytes", |s: &BySize| Cell::count(s.size))
-            .col("fresh", |s: &BySize| s.m.expect(FRESH).median_cell())
-            .col("`pool::shared()`", |s: &BySize| {
-                s.m.expect(SHARED).median_cell()
-            })
-            .col("shared pool / fresh", |s: &BySize| {
-                s.m.ratio_cell(SHARED, FRESH)
-            })
-            .col_if(mimalloc.is_some(), "fresh, mimalloc", |s: &BySize| {
-                on_mimalloc(s, FRESH)
-            })
-            .col_if(
-                mimalloc.is_some(),
-                "`pool::shared()`, mimalloc",
-                |s: &BySize| on_mimalloc(s, SHARED),
-            )
-            .col("largest twin disagreement", |s: &BySize| {
-                s.m.worst_twin_cell()
-            })
-            .col("between processes", |s: &BySize| s.m.worst_spread_cell())
-            .table("P10", Kind::Time, "", &runs),
-    );
+    let mut table = run.own(columns().table("P10", Kind::Time, "", &runs));
     table.note(runs[0].m.protocol_note());
-    table.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): a fresh buffer, the shared pool, a pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) and a floor that touches an existing buffer of that size, each with its twin. Every buffer gets the same touch: write the first and last byte, read them back. Both pools are warm. No instruction counts: P10-hit counts the 8 KiB case.");
+    table.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): one reused `Vec`, a fresh unzeroed buffer, a fresh zeroed one, the shared pool, a pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) and a floor that touches an existing buffer of that size, each with its twin. Every buffer gets the same touch: write the first and last byte, read them back. Both pools are warm. No instruction counts: P10-hit counts the 8 KiB case.");
+    table.note(BASELINES);
+    table.note("The zeroed column is what seed 003 timed (.NET zeroes every new array). A warm rent zeroes nothing, so a ratio of the pool to `vec![0u8; n]` counts `calloc`'s zeroing and page faults as the pool's gain; the ratio column is taken against the unzeroed buffer, and X1-pool gives both.");
     table.note(format!("Up to {} bytes a rent is the hit path, served from the thread's own cache; above it (the 10,000,000-byte row) threads do not cache, so a warm rent takes the buffer from its bucket's shared stack, behind that stack's lock.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
     table.note(bytes_note());
-    table.note("The pool sized for n is drawn in the figure below the table rather than printed; the last conclusion compares it with the shared pool. The mimalloc columns are the same runs in processes of `pool-experiments-mimalloc`; X1-pool draws the conclusion for each size.");
+    table.note(noise_note(&runs));
+    table.note("The pool sized for n is drawn in the figure below the tables rather than printed; a conclusion compares it with the shared pool. The same runs under mimalloc are P10-mimalloc; X1-pool draws the conclusions for each size.");
     let all: Vec<&BySize> = runs.iter().collect();
     table.conclude(
-        "under glibc, the size from which a warm rent from the shared pool is faster than a fresh `vec![0u8; n]`, and stays faster at every larger size measured (seed 003: from 10,000 B; at 1,000 B it found the two about the same)",
+        "under glibc, the sizes at which a warm rent from the shared pool is faster than a fresh, unzeroed `Vec::with_capacity(n)` (the allocation without the zeroing: the fair fresh buffer)",
+        BySize::sizes_where_faster(&all, SHARED, UNZEROED, bytes_label),
+    );
+    table.conclude(
+        "under glibc, the sizes at which a fresh, unzeroed `Vec::with_capacity(n)` is faster than a warm rent from the shared pool",
+        BySize::sizes_where_faster(&all, UNZEROED, SHARED, bytes_label),
+    );
+    table.conclude(
+        "under glibc, the sizes at which one reused `Vec` the caller owns is faster than a warm rent from the shared pool",
+        BySize::sizes_where_faster(&all, REUSED, SHARED, bytes_label),
+    );
+    table.conclude(
+        "under glibc, the sizes at which a warm rent from the shared pool is faster than one reused `Vec`",
+        BySize::sizes_where_faster(&all, SHARED, REUSED, bytes_label),
+    );
+    table.conclude(
+        "under glibc, the size from which a warm rent from the shared pool is faster than a fresh, zeroed `vec![0u8; n]` (`calloc`: its zeroing and page faults included), and stays faster at every larger size measured (seed 003: from 10,000 B; at 1,000 B it found the two about the same)",
         BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
     );
     if let Some(mm) = &mimalloc {
         let all: Vec<&BySize> = mm.iter().collect();
         table.conclude(
-            "under mimalloc, the same crossover",
+            "under mimalloc, the same crossover against a fresh, zeroed `vec![0u8; n]`",
             BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
         );
     }
     table.conclude(
-        "under glibc, the sizes at which a fresh `vec![0u8; n]` is faster than a warm rent from the shared pool (seed 003: 100 B)",
+        "under glibc, the sizes at which a fresh, zeroed `vec![0u8; n]` is faster than a warm rent from the shared pool (seed 003: 100 B)",
         BySize::sizes_where_faster(&all, FRESH, SHARED, bytes_label),
+    );
+    table.conclude(
+        "under glibc, zeroing's share: the sizes at which a fresh, unzeroed buffer is faster than a fresh, zeroed one",
+        BySize::sizes_where_faster(&all, UNZEROED, FRESH, bytes_label),
+    );
+    table.conclude(
+        "under glibc, allocation's share: the sizes at which one reused `Vec` is faster than a fresh, unzeroed buffer",
+        BySize::sizes_where_faster(&all, REUSED, UNZEROED, bytes_label),
     );
     table.conclude(
         "under glibc, the sizes at which the pool sized for n is faster than the shared pool",
         BySize::sizes_where_faster(&all, SIZED, SHARED, bytes_label),
     );
     table.plots.push(plot(&runs, mimalloc.as_deref()));
-    vec![table, p10_seed(&runs)]
+    vec![table, p10_mimalloc(mimalloc.as_deref()), p10_seed(&runs)]
 }
 
-/// "Bytes per operation, counted": a fresh buffer allocates its n bytes, a warm pool nothing.
+/// P10's columns for the same runs in the mimalloc processes.
+fn p10_mimalloc(mimalloc: Option<&[BySize]>) -> Table {
+    let title = "The same runs under mimalloc: time per buffer by size";
+    let mut table = match mimalloc {
+        Some(mm) => {
+            let mut table = columns().table("P10-mimalloc", Kind::Time, title, mm);
+            table.note(mm[0].m.protocol_note());
+            table.note(noise_note(mm));
+            table
+        }
+        None => {
+            let empty: Vec<BySize> = Vec::new();
+            let mut table = columns().table("P10-mimalloc", Kind::Time, title, &empty);
+            table.note("No mimalloc processes in this run (an `--only` or partial run): the table is empty.");
+            table
+        }
+    };
+    table.note("Processes of `pool-experiments-mimalloc` ran P10's runs, method for method: under mimalloc only the two fresh buffers change allocator, as a hit of the pool and the reused `Vec` call none.");
+    table
+}
+
+/// "Bytes per operation, counted": a fresh buffer allocates its n bytes, zeroed or not; a warm
+/// pool and the reused `Vec` nothing.
 fn bytes_note() -> String {
     let pool = shared();
     let off: Vec<String> = P10_SIZES
         .iter()
         .filter(|&&n| {
             warm(pool, n);
+            let mut reused = Vec::with_capacity(n);
+            workloads::reused_touch(&mut reused, n);
             bytes(|| workloads::fresh_touch(n)) != n as u64
+                || bytes(|| workloads::unzeroed_touch(n)) != n as u64
                 || bytes(|| workloads::rent_touch(pool, n)) != 0
+                || bytes(|| workloads::reused_touch(&mut reused, n)) != 0
         })
         .map(|&n| bytes_label(n))
         .collect();
-    let rule = "Bytes per operation, counted: a fresh buffer allocates exactly its n bytes, a rent from the warm shared pool 0 B";
+    let rule = "Bytes per operation, counted: a fresh buffer allocates exactly its n bytes, zeroed or not; a rent from the warm shared pool and the reused `Vec` 0 B";
     if off.is_empty() {
         format!("{rule}, at every size.")
     } else {
@@ -168,18 +255,29 @@ fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
             .collect(),
     };
     let mut lines = vec![
-        series("fresh vec![0u8; n], glibc", runs, FRESH),
+        series("fresh, zeroed vec![0u8; n], glibc", runs, FRESH),
+        series(
+            "fresh, unzeroed Vec::with_capacity(n), glibc",
+            runs,
+            UNZEROED,
+        ),
         series("pool::shared(), glibc", runs, SHARED),
         series("pool sized for n, glibc", runs, SIZED),
+        series("one reused Vec, glibc", runs, REUSED),
     ];
     if let Some(mm) = mimalloc {
-        lines.push(series("fresh vec![0u8; n], mimalloc", mm, FRESH));
+        lines.push(series("fresh, zeroed vec![0u8; n], mimalloc", mm, FRESH));
+        lines.push(series(
+            "fresh, unzeroed Vec::with_capacity(n), mimalloc",
+            mm,
+            UNZEROED,
+        ));
         lines.push(series("pool::shared(), mimalloc", mm, SHARED));
     }
     Plot {
         file: "p10-by-size".into(),
         title:
-            "Time per buffer by size: a fresh buffer vs a warm rent from the pool (median over processes)"
+            "Time per buffer by size: fresh buffers, zeroed and unzeroed, a warm rent from the pool and one reused Vec (median over processes)"
                 .into(),
         x_label: "n bytes (log scale)".into(),
         y_label: "ns per operation (log scale)".into(),
@@ -199,9 +297,12 @@ fn p10_seed(runs: &[BySize]) -> Table {
     let mut table = Columns::new()
         .col("n bytes", |(s, _): &Row<'_>| Cell::count(s.size))
         .col(
-            "faster here, under glibc: the shared pool or a fresh buffer?",
+            "faster here, under glibc: the shared pool or a fresh, zeroed buffer?",
             |(s, _): &Row<'_>| Cell::Claim(s.m.faster_of(SHARED, "the pool", FRESH, "allocation")),
         )
+        .col("… or a fresh, unzeroed one?", |(s, _): &Row<'_>| {
+            Cell::Claim(s.m.faster_of(SHARED, "the pool", UNZEROED, "allocation"))
+        })
         .col("seed: allocate", |(_, seed): &Row<'_>| {
             Cell::Seed(seed.allocate.into())
         })
@@ -218,7 +319,7 @@ fn p10_seed(runs: &[BySize]) -> Table {
             &rows,
         );
     table.note(runs[0].m.protocol_note());
-    table.note("Each verdict here is reached in every process of P10's run at that size, or the cell says the processes did not agree. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
+    table.note("Each verdict here is reached in every process of P10's run at that size, or the cell says the processes did not agree. The seed's allocation is `new byte[n]`, which .NET zeroes, so the like-for-like column is the zeroed one; the unzeroed one is the comparison a Rust programmer can make, where every byte read is written first. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
     table.note("*Italic*: seed `003`'s figures (machine under *Sources*).");
     table
 }

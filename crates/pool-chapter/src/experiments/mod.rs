@@ -37,12 +37,13 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Bytes allocated for N order lines, one 128-byte buffer per line",
         run: bytes::P1,
-        pinned_by: pins!("pool-chapter/tests/lines.rs":
-            steady_state_10000_rent_return_cycles_allocate_0_bytes,
-            steady_state_holds_for_the_shared_pool_too,
-            a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0,
-            p1_glibc_puts_a_128_byte_request_in_a_144_byte_chunk,
-        ),
+        pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p1_published_fresh_lines_cost_128_bytes_each_and_pooled_or_stack_lines_0",
+            "crates/pool-chapter/tests/lines.rs::steady_state_10000_rent_return_cycles_allocate_0_bytes",
+            "crates/pool-chapter/tests/lines.rs::steady_state_holds_for_the_shared_pool_too",
+            "crates/pool-chapter/tests/lines.rs::a_fresh_line_buffer_costs_128_bytes_per_line_and_a_stack_array_0",
+            "crates/pool-chapter/tests/lines.rs::p1_glibc_puts_a_128_byte_request_in_a_144_byte_chunk",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -64,11 +65,12 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Cold to warm: what the first use of a pool costs, step by step",
         run: bytes::P3,
-        pinned_by: pins!("pool/tests/pool.rs":
-            a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer,
-            rent_zero_allocates_nothing_even_on_a_threads_first_use,
-            p3_the_first_buffer_sent_down_to_a_stack_allocates_room_for_4,
-        ),
+        pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p3_published_the_one_off_cost_is_paid_once_and_the_curve_crosses_where_it_must",
+            "crates/pool/tests/pool.rs::a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer",
+            "crates/pool/tests/pool.rs::rent_zero_allocates_nothing_even_on_a_threads_first_use",
+            "crates/pool/tests/pool.rs::p3_the_first_buffer_sent_down_to_a_stack_allocates_room_for_4",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -106,11 +108,12 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Failing lines: does the buffer come back? (a pool that starts with 51 spare 128-byte buffers)",
         run: tenancy::P6,
-        pinned_by: pins!("pool-chapter/tests/lines.rs":
-            the_guard_gives_back_on_an_early_return,
-            the_guard_gives_back_during_a_panic,
-            mem_forget_loses_one_buffer_per_call_and_nothing_breaks,
-        ),
+        pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p6_published_forgetting_the_guard_costs_128_bytes_per_line_past_the_spares",
+            "crates/pool-chapter/tests/lines.rs::the_guard_gives_back_on_an_early_return",
+            "crates/pool-chapter/tests/lines.rs::the_guard_gives_back_during_a_panic",
+            "crates/pool-chapter/tests/lines.rs::mem_forget_loses_one_buffer_per_call_and_nothing_breaks",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -120,6 +123,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "k 128-byte buffers rented at once, then all given back: bytes per round (20 rounds)",
         run: limits::P7,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p7_published_every_buffer_beyond_the_limit_costs_128_bytes_per_round",
             "crates/pool-chapter/tests/lines.rs::one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates",
             "crates/pool/tests/pool.rs::the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down",
         ],
@@ -131,10 +135,11 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "The size ceiling: rent, give back, rent again",
         run: limits::P8,
-        pinned_by: pins!("pool/tests/pool.rs":
-            above_the_largest_bucket_is_exact_size_and_not_kept,
-            a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize,
-        ),
+        pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p8_published_the_largest_bucket_is_kept_and_one_more_byte_is_exact_size",
+            "crates/pool/tests/pool.rs::above_the_largest_bucket_is_exact_size_and_not_kept",
+            "crates/pool/tests/pool.rs::a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize",
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -144,6 +149,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "When the pool does not pay: tiny buffers, per-rent objects, memory kept after use",
         run: limits::P9,
         pinned_by: &[
+            "crates/pool-chapter/tests/published.rs::p9_published_small_buffers_and_the_8_mib_rent_count_what_they_must",
             "crates/pool/tests/pool.rs::trim_releases_every_byte_the_pool_retains",
             "crates/pool/tests/pool.rs::the_stacks_keep_at_most_max_shared_bytes_all_buckets_together",
             "crates/pool/tests/threads.rs::trim_frees_this_threads_cache_now_and_another_threads_cache_at_its_next_miss",
@@ -157,10 +163,11 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "P9-time",
         kind: Kind::Time,
-        title: "64-byte buffers: a stack array, the pool, the allocator (the same touch each)",
+        title: "64-byte buffers: one reused `Vec`, a stack array, the pool, a fresh buffer unzeroed and zeroed (the same touch each)",
         run: hit::P9_TIME,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             every_timed_way_to_get_a_buffer_does_the_same_touch,
+            p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing,
         ),
         allocator_sensitive: true,
         needs: &[],
@@ -168,10 +175,11 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "P10",
         kind: Kind::Time,
-        title: "Time per buffer by size: a fresh `vec![0u8; n]` against renting and giving back from a warm pool",
+        title: "Time per buffer by size: one reused `Vec`, a fresh buffer unzeroed and zeroed, and renting and giving back from a warm pool",
         run: by_size::P10,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             every_timed_way_to_get_a_buffer_does_the_same_touch,
+            p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing,
         ),
         allocator_sensitive: true,
         needs: &[],
@@ -179,10 +187,11 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "P10-hit",
         kind: Kind::Time,
-        title: "The hit path at 8 KiB, side by side with stack arrays and a fresh buffer",
+        title: "The hit path at 8 KiB, side by side with one reused `Vec`, stack arrays and a fresh buffer, unzeroed and zeroed",
         run: hit::P10_HIT,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             every_timed_way_to_get_a_buffer_does_the_same_touch,
+            p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing,
         ),
         allocator_sensitive: true,
         needs: &[],
@@ -206,7 +215,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         run: crates::P13,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p13_every_contender_touches_a_buffer_of_the_requested_size,
-            p13_only_the_fresh_vec_allocates_per_operation,
+            p13_only_the_fresh_buffers_allocate_per_operation,
         ),
         allocator_sensitive: false,
         needs: &[],
@@ -214,7 +223,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "X1-pool",
         kind: Kind::Time,
-        title: "The allocator as a variable: does a warm rent from the pool still pay against a fresh `vec!` under mimalloc?",
+        title: "The allocator as a variable: does a warm rent from the pool still pay against a fresh buffer, unzeroed or zeroed, under mimalloc?",
         run: verdicts::X1,
         pinned_by: &[],
         // It makes no timing run of its own: it reads P9-time's, P10's, P10-hit's and P12's,
@@ -228,7 +237,9 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         title: "Decision rules, with the thresholds this machine measured",
         run: verdicts::P11,
         pinned_by: &[
-            "crates/pool-chapter/src/decisions.rs::p11_the_per_call_rule_follows_the_crossover",
+            "crates/pool-chapter/src/decisions.rs::p11_the_first_rule_is_to_reuse_a_buffer_you_own",
+            "crates/pool-chapter/src/decisions.rs::p11_the_pool_rule_follows_the_unzeroed_buffer",
+            "crates/pool-chapter/src/decisions.rs::p11_every_rule_names_what_supports_it_in_the_order_taught",
             "crates/pool-chapter/src/decisions.rs::p11_the_stack_rule_cites_the_zeroed_array_too",
             "crates/pool-chapter/src/decisions.rs::p11_secrets_are_given_back_cleared_not_rented_cleared",
             "crates/pool-chapter/src/decisions.rs::p11_the_large_buffer_rule_states_the_bound_and_what_trim_cannot_reach",

@@ -9,11 +9,12 @@ use lab::table::Cell;
 use lab::timing::{BySize, Technique, agree, allocator_table};
 use pool::{PoolConfig, SHARED_MAX_LEN};
 
-use super::by_size::{FRESH, SHARED};
+use super::by_size::{FRESH, REUSED, SHARED, UNZEROED};
 use super::bytes_label;
-use super::crates::shared_is_fastest;
+use super::crates::{reused_is_fastest, shared_is_fastest};
 use super::hit::{
-    HIT_FRESH, HIT_POOL, HIT_UNZEROED, HIT_ZEROED, SMALL_FRESH, SMALL_POOL, SMALL_STACK,
+    HIT_FRESH, HIT_POOL, HIT_REUSED, HIT_UNZEROED, HIT_UNZEROED_HEAP, HIT_ZEROED, SMALL_FRESH,
+    SMALL_POOL, SMALL_STACK, SMALL_UNZEROED_HEAP,
 };
 use crate::decisions::{Counts, Findings, rules};
 use crate::workloads::{self, HIT_BYTES, LetGo, Source};
@@ -51,34 +52,60 @@ impl Runs {
 
 fn x1_pool(run: &Run) -> Vec<Table> {
     let runs = Runs::kept(run);
-    let sizes: Vec<String> = runs
+    // Each size of P10 twice: against the fair fresh buffer (unzeroed), then against `vec!`.
+    let labels: Vec<(String, String)> = runs
         .p10
         .iter()
         .map(|s| {
-            format!(
-                "the shared pool vs a fresh `vec![0u8; n]`, {}",
-                bytes_label(s.size)
+            let n = bytes_label(s.size);
+            (
+                format!("the shared pool vs a fresh, unzeroed `Vec::with_capacity(n)`, {n}"),
+                format!(
+                    "the shared pool vs a fresh, zeroed `vec![0u8; n]` (zeroing included), {n}"
+                ),
             )
         })
         .collect();
     let contended = format!(
-        "{} threads at once: the shared pool vs a fresh `vec!`, 8 KiB",
+        "{} threads at once: the shared pool vs a fresh, zeroed `vec!`, 8 KiB (P12)",
         runs.most_threads().size
     );
-    let mut rows = vec![Technique {
-        label: "the shared pool vs `vec![0u8; 64]`, 64 B (P9-time)",
-        run: &runs.p9.m,
-        technique: SMALL_POOL,
-        baseline: SMALL_FRESH,
-    }];
-    rows.extend(runs.p10.iter().zip(&sizes).map(|(s, label)| Technique {
-        label,
-        run: &s.m,
-        technique: SHARED,
-        baseline: FRESH,
-    }));
+    let mut rows = vec![
+        Technique {
+            label: "the shared pool vs a fresh, unzeroed `Vec::with_capacity(64)`, 64 B (P9-time)",
+            run: &runs.p9.m,
+            technique: SMALL_POOL,
+            baseline: SMALL_UNZEROED_HEAP,
+        },
+        Technique {
+            label: "the shared pool vs a fresh, zeroed `vec![0u8; 64]`, 64 B (P9-time)",
+            run: &runs.p9.m,
+            technique: SMALL_POOL,
+            baseline: SMALL_FRESH,
+        },
+    ];
+    for (s, (unzeroed, zeroed)) in runs.p10.iter().zip(&labels) {
+        rows.push(Technique {
+            label: unzeroed,
+            run: &s.m,
+            technique: SHARED,
+            baseline: UNZEROED,
+        });
+        rows.push(Technique {
+            label: zeroed,
+            run: &s.m,
+            technique: SHARED,
+            baseline: FRESH,
+        });
+    }
     rows.push(Technique {
-        label: "the hit path at 8 KiB, the pool taken once, vs a fresh `vec![0u8; 8192]` (P10-hit)",
+        label: "the hit path at 8 KiB, the pool taken once, vs a fresh, unzeroed `Vec::with_capacity(8192)` (P10-hit)",
+        run: &runs.hit.m,
+        technique: HIT_POOL,
+        baseline: HIT_UNZEROED_HEAP,
+    });
+    rows.push(Technique {
+        label: "the hit path at 8 KiB, the pool taken once, vs a fresh, zeroed `vec![0u8; 8192]` (P10-hit)",
         run: &runs.hit.m,
         technique: HIT_POOL,
         baseline: HIT_FRESH,
@@ -90,7 +117,8 @@ fn x1_pool(run: &Run) -> Vec<Table> {
         baseline: Source::FreshVec.label(),
     });
     let mut table = run.own(allocator_table("X1-pool", "", &rows));
-    table.note("Each row compares two methods of one timing run, in the same processes: P9-time's, each size of P10's, P10-hit's and P12's with the most threads. Under mimalloc only the fresh buffer changes allocator: a hit of the pool never calls one.");
+    table.note("Each row compares two methods of one timing run, in the same processes: P9-time's, each size of P10's, P10-hit's and P12's with the most threads. Under mimalloc only the fresh buffers change allocator: a hit of the pool never calls one.");
+    table.note("Each size is compared twice: with a fresh, unzeroed `Vec::with_capacity(n)`, written before it is read (the allocation alone, the fair comparison), and with a fresh `vec![0u8; n]`, which asks `calloc` for zeroed memory, so its ratio counts the zeroing of n bytes, or the page faults of fresh pages, as the pool's gain. P12 times only the zeroed buffer. One reused `Vec` calls no allocator, so it is not here: P10, P10-hit and P13 set it against the pool.");
     table.note(format!("P9-time: {}", runs.p9.m.protocol_note()));
     table.note(format!(
         "P10, first size: {}",
@@ -105,7 +133,15 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     if let Some(mm) = BySize::under(&runs.p10, Allocator::Mimalloc) {
         let all: Vec<&BySize> = mm.iter().collect();
         table.conclude(
-            "under mimalloc, the sizes of P10 at which a warm rent from the shared pool is still faster than a fresh `vec![0u8; n]`",
+            "under mimalloc, the sizes of P10 at which a warm rent from the shared pool is still faster than a fresh, unzeroed `Vec::with_capacity(n)` (the allocation alone)",
+            BySize::sizes_where_faster(&all, SHARED, UNZEROED, bytes_label),
+        );
+        table.conclude(
+            "under mimalloc, the sizes of P10 at which a fresh, unzeroed `Vec::with_capacity(n)` is faster than a warm rent from the shared pool",
+            BySize::sizes_where_faster(&all, UNZEROED, SHARED, bytes_label),
+        );
+        table.conclude(
+            "under mimalloc, the sizes of P10 at which a warm rent from the shared pool is still faster than a fresh, zeroed `vec![0u8; n]` (its zeroing included)",
             BySize::sizes_where_faster(&all, SHARED, FRESH, bytes_label),
         );
     }
@@ -119,13 +155,22 @@ fn findings(runs: &Runs, p: usize) -> Findings {
     let small = &runs.p9.m.processes[p];
     let contended = &runs.most_threads().m.processes[p];
     let shared = Source::SharedPool.label();
+    let sizes_where =
+        |a: &str, b: &str| lab::verdicts::sizes_where(&BySize::outcomes(&by_size, p, a, b));
     Findings {
-        pool_faster_from: lab::verdicts::crossover(&BySize::outcomes(&by_size, p, SHARED, FRESH)),
-        sizes: (by_size[0].size, by_size[by_size.len() - 1].size),
+        sizes: by_size.iter().map(|s| s.size).collect(),
+        reused_beats_pool_at: sizes_where(REUSED, SHARED),
+        reused_beats_hit: hit.faster(HIT_REUSED, HIT_POOL),
+        reused_fastest_in_p13: reused_is_fastest(&runs.p13.m.processes[p], HIT_BYTES),
+        pool_beats_unzeroed_at: sizes_where(SHARED, UNZEROED),
+        unzeroed_beats_pool_at: sizes_where(UNZEROED, SHARED),
+        pool_beats_zeroed_from: lab::verdicts::crossover(&BySize::outcomes(
+            &by_size, p, SHARED, FRESH,
+        )),
         unzeroed_stack_beats_pool: hit.faster(HIT_UNZEROED, HIT_POOL),
         pool_beats_zeroed_stack: hit.faster(HIT_POOL, HIT_ZEROED),
         small_stack_beats_pool: small.faster(SMALL_STACK, SMALL_POOL),
-        small_pool_beats_fresh: small.faster(SMALL_POOL, SMALL_FRESH),
+        small_pool_beats_unzeroed: small.faster(SMALL_POOL, SMALL_UNZEROED_HEAP),
         contended_pool_beats_fresh: contended.faster(shared, Source::FreshVec.label()),
         contended_pool_beats_no_cache: contended.faster(shared, Source::NoThreadCache.label()),
         no_pool_crate_beats_shared: Some(shared_is_fastest(&runs.p13.m.processes[p], HIT_BYTES)),
@@ -174,7 +219,8 @@ fn p11_rules(run: &Run) -> Vec<Table> {
         ]);
     }
     table.note("The rules are `pool_chapter::decisions::rules`, a function of what one process measured. A rule that depends on a timing is evaluated in every process of this report and printed where every process produced the same words; *varies between runs* means they did not, and that this machine cannot decide it. The other rules cite counts.");
-    table.note("The timed rules read the runs of P9-time, P10, P10-hit, P12 and P13, each measured as the line under its table says.");
+    table.note("The timed rules read the runs of P9-time, P10, P10-hit, P12 and P13, each measured as the line under its table says. Where a rule sets the pool against allocating, it reads the fresh, unzeroed buffer (the allocation alone): `vec![0u8; n]` adds the zeroing, which a rent does not do.");
+    table.note("The first two rules are the pool's reason to exist: a buffer the caller can own and pass down needs no pool, and the pool is for the buffers that cannot be passed down. The stack array and the arena are the other chapters' answers, given here as pointers.");
     table
         .note("They are this machine's: run `cargo xtask verify` on yours before relying on them.");
     vec![table]

@@ -1,9 +1,10 @@
 //! P13: the same rent, touch and give-back with what a Rust user would pick instead of the
-//! `pool` crate: the published pool crates, a `thread_local!` vector, a reused one, a fresh one.
+//! `pool` crate: the published pool crates, a `thread_local!` vector, a reused one, a fresh one
+//! unzeroed and a fresh one zeroed.
 
 use std::cell::RefCell;
 
-use super::{HIT_BYTES, LINE_BUFFER, fresh_touch, rent_touch, touch};
+use super::{HIT_BYTES, LINE_BUFFER, fresh_touch, rent_touch, reused_touch, touch, unzeroed_touch};
 
 /// The buffer sizes of the comparison with other pool crates (P13) and its criterion bench: the
 /// order line's 128 bytes and the hit path's 8 KiB.
@@ -30,15 +31,17 @@ pub enum Contender {
     OpoolLocal,
     /// No pool crate: a `thread_local!` `RefCell<Vec<u8>>` per thread, grown as needed.
     ThreadLocalVec,
-    /// No pool: the caller owns one `Vec<u8>` and passes it down.
+    /// No pool: the caller owns one `Vec<u8>` and passes it down (`clear()` per use).
     ReusedVec,
-    /// No pool: a fresh `vec![0u8; n]` each time.
+    /// No pool: a fresh, unzeroed `Vec::with_capacity(n)` each time, written before it is read.
+    FreshUnzeroed,
+    /// No pool: a fresh `vec![0u8; n]` each time (zeroed).
     FreshVec,
 }
 
 impl Contender {
     /// Every contender, in the order a table lists them.
-    pub const ALL: [Contender; 8] = [
+    pub const ALL: [Contender; 9] = [
         Self::SharedPool,
         Self::ObjectPool,
         Self::LockfreeObjectPool,
@@ -46,6 +49,7 @@ impl Contender {
         Self::OpoolLocal,
         Self::ThreadLocalVec,
         Self::ReusedVec,
+        Self::FreshUnzeroed,
         Self::FreshVec,
     ];
 
@@ -58,8 +62,9 @@ impl Contender {
             Self::Opool => "`opool` 0.2 (`Pool::get`)",
             Self::OpoolLocal => "`opool` 0.2 (`LocalPool::get`, one thread)",
             Self::ThreadLocalVec => "`thread_local!` `RefCell<Vec<u8>>`",
-            Self::ReusedVec => "one reused `Vec<u8>`",
-            Self::FreshVec => "fresh `vec![0u8; n]`",
+            Self::ReusedVec => "one reused `Vec<u8>` (`clear()` per use)",
+            Self::FreshUnzeroed => "fresh, unzeroed `Vec::with_capacity(n)`",
+            Self::FreshVec => "fresh, zeroed `vec![0u8; n]`",
         }
     }
 }
@@ -111,7 +116,7 @@ impl Contenders {
             lockfree,
             opool: opool::Pool::new_prefilled(1, Zeroed(n)),
             opool_local: opool::LocalPool::new_prefilled(1, Zeroed(n)),
-            reused: vec![0u8; n],
+            reused: Vec::with_capacity(n),
         };
         for contender in Contender::ALL {
             contenders.run(contender);
@@ -173,10 +178,16 @@ impl Contenders {
         })
     }
 
-    /// The caller's own `Vec<u8>`, touched: no pool at all.
+    /// The caller's own `Vec<u8>`, cleared and touched: no pool at all.
     #[inline(always)]
     pub fn reused_vec(&mut self) -> u8 {
-        touch(&mut self.reused)
+        reused_touch(&mut self.reused, self.n)
+    }
+
+    /// A fresh, unzeroed `Vec::with_capacity(n)`, touched and freed.
+    #[inline(always)]
+    pub fn fresh_unzeroed(&self) -> u8 {
+        unzeroed_touch(self.n)
     }
 
     /// A fresh `vec![0u8; n]`, touched and freed.
@@ -195,6 +206,7 @@ impl Contenders {
             Contender::OpoolLocal => self.opool_local(),
             Contender::ThreadLocalVec => self.thread_local_vec(),
             Contender::ReusedVec => self.reused_vec(),
+            Contender::FreshUnzeroed => self.fresh_unzeroed(),
             Contender::FreshVec => self.fresh_vec(),
         }
     }

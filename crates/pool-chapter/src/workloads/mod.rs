@@ -8,7 +8,7 @@
 //!
 //! One file per topic: `lines.rs` (the order line's buffer: P1, P6, P7), `tenancy.rs` (the
 //! previous tenant's data and secrets: P4, P5), `touch.rs` (the hit path's touch and the timed
-//! ways to get a buffer: P9-time, P10, P10-hit), `contention.rs` (P12) and `crates.rs` (P13).
+//! ways to get a buffer, from one reused `Vec` to a fresh zeroed one: P9-time, P10, P10-hit), `contention.rs` (P12) and `crates.rs` (P13).
 
 mod contention;
 mod crates;
@@ -27,7 +27,8 @@ pub use lines::{
 };
 pub use tenancy::{LetGo, StaleData, StaleVec, secret_left_for_next_renter, stale_data, stale_vec};
 pub use touch::{
-    HIT_BYTES, P10_SIZES, fresh_touch, pool_sized_for, rent_touch, rent_touch_checked, touch,
-    touch_ends, uninit_stack_touch, with_fresh, with_unzeroed_stack_ends, with_zeroed_stack,
+    HIT_BYTES, P10_SIZES, fresh_touch, pool_sized_for, rent_touch, rent_touch_checked,
+    reused_touch, touch, touch_ends, uninit_stack_touch, unzeroed_touch, with_fresh, with_reused,
+    with_spare_ends, with_unzeroed, with_unzeroed_stack_ends, with_zeroed_stack,
     zeroed_stack_touch,
 };

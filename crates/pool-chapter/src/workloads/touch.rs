@@ -1,5 +1,6 @@
-//! The hit path's touch and every timed way to get a buffer for it: a fresh heap buffer, a rent
-//! from a pool, a zeroed or an unzeroed stack array (P9-time, P10, P10-hit).
+//! The hit path's touch and every timed way to get a buffer for it (P9-time, P10, P10-hit): one
+//! reused `Vec` the caller owns, a fresh heap buffer unzeroed (`Vec::with_capacity`) or zeroed
+//! (`vec![0u8; n]`), a rent from a pool, a zeroed or an unzeroed stack array.
 
 use std::hint::black_box;
 use std::mem::MaybeUninit;
@@ -44,14 +45,70 @@ pub fn pool_sized_for(n: usize) -> BufferPool<u8> {
     })
 }
 
-/// Runs `f` on a fresh zeroed heap buffer of `n` bytes, freed afterwards.
+/// Runs `f` on the first and last of `n` bytes of spare capacity of `buf` (at the front of its
+/// spare capacity), each written (with 0) before `f` sees it, so no byte is read before it is
+/// written and no `unsafe` is needed; the vector's length is left as it was. For fewer than two
+/// bytes `f` does not run (`None`).
+///
+/// # Panics
+/// If `buf` has fewer than `n` bytes of spare capacity.
+#[inline(always)]
+pub fn with_spare_ends<R>(
+    buf: &mut Vec<u8>,
+    n: usize,
+    f: impl FnOnce(&mut u8, &mut u8) -> R,
+) -> Option<R> {
+    match &mut buf.spare_capacity_mut()[..n] {
+        [first, .., last] => Some(f(first.write(0), last.write(0))),
+        _ => None,
+    }
+}
+
+/// Runs `f` on the two ends of `n` bytes of `buf`, one `Vec` the caller owns and reuses:
+/// `clear()`, `reserve(n)` (which allocates only the first time, or when a larger `n` comes),
+/// then the first and last of those `n` bytes written before `f` sees them. What every Rust
+/// programmer already has: the buffer is passed down to the code that fills it.
+#[inline(always)]
+pub fn with_reused<R>(
+    buf: &mut Vec<u8>,
+    n: usize,
+    f: impl FnOnce(&mut u8, &mut u8) -> R,
+) -> Option<R> {
+    buf.clear();
+    buf.reserve(n);
+    with_spare_ends(buf, n, f)
+}
+
+/// The reused buffer of [`with_reused`], touched the same way as every other buffer.
+#[inline(always)]
+pub fn reused_touch(buf: &mut Vec<u8>, n: usize) -> u8 {
+    with_reused(buf, n, touch_ends).unwrap_or(0)
+}
+
+/// Runs `f` on the two ends of a fresh, unzeroed heap buffer of `n` bytes
+/// (`Vec::with_capacity(n)`, written through `spare_capacity_mut`), freed afterwards: the
+/// allocation without the zeroing.
+#[inline(always)]
+pub fn with_unzeroed<R>(n: usize, f: impl FnOnce(&mut u8, &mut u8) -> R) -> Option<R> {
+    let mut buf = Vec::with_capacity(n);
+    with_spare_ends(&mut buf, n, f)
+}
+
+/// A fresh, unzeroed heap buffer of `n` bytes, touched the same way as every other buffer, and
+/// freed.
+pub fn unzeroed_touch(n: usize) -> u8 {
+    with_unzeroed(n, touch_ends).unwrap_or(0)
+}
+
+/// Runs `f` on a fresh zeroed heap buffer of `n` bytes (`vec![0u8; n]`, which asks the
+/// allocator for zeroed memory: `calloc`), freed afterwards.
 #[inline(always)]
 pub fn with_fresh<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     let mut buf = vec![0u8; n];
     f(&mut buf)
 }
 
-/// A fresh zeroed heap buffer of `n` bytes, touched and freed.
+/// A fresh zeroed heap buffer of `n` bytes, touched and freed: the allocation and the zeroing.
 pub fn fresh_touch(n: usize) -> u8 {
     with_fresh(n, touch)
 }
