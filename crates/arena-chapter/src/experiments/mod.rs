@@ -1,9 +1,10 @@
 //! Chapter 4's experiments (A1–A8, and X1 for this chapter), run by `arena-experiments` (the
 //! system allocator) and `arena-experiments-mimalloc` under `cargo xtask report`.
 //!
-//! One file per topic: `seed_table.rs` (A1, its counts and the seed's ranking), `growth.rs`
-//! (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers and checks), `churn.rs` (A6), `x1.rs` (every
-//! timed technique under both allocators, read from A1's and A6's runs).
+//! One file per topic: `seed_table.rs` (A1, its pairs with the reused `Vec` (A1-reuse), its
+//! counts and the seed's ranking), `growth.rs` (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers
+//! and checks), `churn.rs` (A6), `x1.rs` (every timed technique under both allocators, read from
+//! A1's and A6's runs).
 
 use lab::Kind;
 use lab::protocol::Allocator;
@@ -38,16 +39,20 @@ const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "A1",
         kind: Kind::Time,
-        title: "N = 200,000 nodes, eleven ways: the seed's six and five that explain them",
+        title: "N = 200,000 nodes, twelve ways: the reused `Vec`, the seed's six, and five that explain them",
         run: seed_table::A1,
-        pinned_by: &[test!(a1_every_way_creates_the_same_nodes)],
+        pinned_by: &[
+            test!(a1_every_way_creates_the_same_nodes),
+            test!(a1_the_reused_vec_differs_from_the_fresh_reserved_one_by_one_allocation_and_one_free),
+            test!(a1_reuse_both_copies_of_the_reused_vec_fill_one_buffer),
+        ],
         allocator_sensitive: true,
         needs: &[],
     },
     Experiment {
         id: "A1-counts",
         kind: Kind::Count,
-        title: "N = 200,000 nodes, eleven ways: what the allocator saw",
+        title: "N = 200,000 nodes, twelve ways: what the allocator saw",
         run: seed_table::A1_COUNTS,
         pinned_by: &[
             test!(a1_box_per_item_is_n_allocations_and_n_deallocations_plus_the_vec_of_pointers),
@@ -56,6 +61,8 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a1_the_free_list_pool_allocates_exactly_what_its_typed_arena_does),
             test!(a1_slab_grows_like_a_vec),
             test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
+            test!(a1_the_reused_vec_allocates_once_before_its_runs_and_nothing_in_them),
+            test!(a1_the_reused_vec_differs_from_the_fresh_reserved_one_by_one_allocation_and_one_free),
         ],
         allocator_sensitive: false,
         needs: &[],
