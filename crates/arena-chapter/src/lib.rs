@@ -7,10 +7,12 @@
 //! protocol's twin is a copy of the measured code and not just of the loop around it. Call
 //! `f::<0>`.
 //!
-//! - [`WAYS`]: A1's eleven ways to create [`N`] nodes, each a [`Way`] (name, label and both
-//!   copies), one list for the experiments, the bench and the tests:
+//! - [`WAYS`]: A1's twelve ways to create [`N`] nodes, each a [`Way`] (name, label and both
+//!   copies), one list for the experiments, the bench and the tests, each run through a
+//!   [`Runner`] (which owns the buffer of the one way that reuses one):
+//!   [`reused_vec`] (the baseline: a `Vec` the caller owns, reserved once and cleared per run),
 //!   [`push_no_reserve`], [`push_reserved`], [`one_allocation`] (a `Vec` of [`Node`]s three
-//!   ways), [`u64s_extended`] (the seed's contiguous shape: bare `u64`s), [`box_per_item`],
+//!   more ways), [`u64s_extended`] (the seed's contiguous shape: bare `u64`s), [`box_per_item`],
 //!   [`bump_per_item`], [`bump_through_dyn`] (the same arena through `&dyn Allocator`, an
 //!   indirect call per allocation, as in Zig), [`bump_with_capacity`],
 //!   [`typed_arena_per_item`], [`pool_per_item`] (the library's [`FreeListPool`]) and
@@ -42,7 +44,9 @@ pub mod growth;
 
 pub use experiments::CHAPTER;
 
+use std::cell::RefCell;
 use std::hint::black_box;
+use std::rc::Rc;
 
 use allocator_api2::alloc::Allocator;
 use arena::pool::FreeListPool;
@@ -63,6 +67,29 @@ pub fn checksum<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> u64 {
         .fold(0, |acc, n| acc.rotate_left(5) ^ n.value ^ n.id)
 }
 
+/// The baseline every Rust programmer already has: the nodes in a `Vec` the caller owns and
+/// reuses. It is reserved once, before the first run (by its [`Runner`]), and cleared at the
+/// start of every run; then come the same `n` pushes and the same checksum as
+/// [`push_reserved`], so once its capacity holds `n` nodes a run allocates nothing. A node's
+/// handle is its index. The one difference from [`push_reserved`] is who owns the `Vec`, and so
+/// how long it lives: across runs here, one run there.
+#[inline(never)]
+pub fn reused_vec<const COPY: u8>(nodes: &mut Vec<Node>, n: usize) -> u64 {
+    black_box(COPY);
+    nodes.clear();
+    push_and_sum(nodes, n)
+}
+
+/// `n` pushes onto `nodes`, then the checksum of what it holds: the body [`reused_vec`] and
+/// [`push_reserved`] share. Inlined, so each workload has its own copy.
+#[inline(always)]
+fn push_and_sum(nodes: &mut Vec<Node>, n: usize) -> u64 {
+    for i in 0..n {
+        nodes.push(node(i));
+    }
+    checksum(nodes.iter())
+}
+
 /// `n` pushes onto a `Vec<Node>` that was not reserved: it grows geometrically.
 #[inline(never)]
 pub fn push_no_reserve<const COPY: u8>(n: usize) -> u64 {
@@ -74,16 +101,14 @@ pub fn push_no_reserve<const COPY: u8>(n: usize) -> u64 {
     checksum(&nodes)
 }
 
-/// `n` pushes onto a `Vec<Node>` reserved once: one allocation, no growth, but every `push`
-/// still checks the capacity.
+/// `n` pushes onto a fresh `Vec<Node>` reserved for them: one allocation per run (not zeroed:
+/// each push writes its node), no growth, but every `push` still checks the capacity. The same
+/// body as [`reused_vec`], on a `Vec` of its own that is freed when the run ends.
 #[inline(never)]
 pub fn push_reserved<const COPY: u8>(n: usize) -> u64 {
     black_box(COPY);
     let mut nodes = Vec::with_capacity(n);
-    for i in 0..n {
-        nodes.push(node(i));
-    }
-    checksum(&nodes)
+    push_and_sum(&mut nodes, n)
 }
 
 /// All `n` nodes in one boxed slice, collected from an exact-size iterator: one allocation and
@@ -208,9 +233,10 @@ pub fn slab_per_item<const COPY: u8>(n: usize) -> u64 {
 /// One timed workload: its function's name (the criterion bench's label), how the chapter's
 /// tables name it, and two machine-code copies of it — `run` (`f::<0>`) for every caller, and
 /// `twin` (`f::<1>`) for the timing protocol's twin, which must be a separate copy of the
-/// measured function.
+/// measured function. A1's ways are `Way<Body>`, called through a [`Runner`]; A6's churn
+/// workloads are plain functions.
 #[derive(Clone, Copy, Debug)]
-pub struct Way<F = fn(usize) -> u64> {
+pub struct Way<F = Body> {
     /// The function's name.
     pub name: &'static str,
     /// The label in the chapter's tables (markdown).
@@ -221,8 +247,83 @@ pub struct Way<F = fn(usize) -> u64> {
     pub twin: F,
 }
 
+/// What one of A1's workload functions is given.
+#[derive(Clone, Copy, Debug)]
+pub enum Body {
+    /// `f(n)`: it allocates whatever it uses, every run.
+    Allocates(fn(usize) -> u64),
+    /// `f(&mut nodes, n)`: it fills a `Vec` its caller owns and passes to every run.
+    Reuses(fn(&mut Vec<Node>, usize) -> u64),
+}
+
+/// One copy of one of A1's ways, ready to run: the caller of its function. For a way that
+/// reuses a `Vec`, the runner holds that `Vec`, reserved when the runner is made, so that the
+/// allocation happens before any timed or counted run; a way's two copies
+/// ([`Way::runners`]) share it, since the buffer is the caller's and only the code is copied.
+/// A way that allocates its own gets nothing, and its runner allocates nothing.
+#[derive(Debug)]
+pub enum Runner {
+    /// A way that allocates its own.
+    Allocates(fn(usize) -> u64),
+    /// A way that fills a `Vec` its caller owns, and that `Vec`, shared by both copies.
+    Reuses(fn(&mut Vec<Node>, usize) -> u64, Rc<RefCell<Vec<Node>>>),
+}
+
+impl Runner {
+    /// A runner of `body`, with room for `n` nodes if it reuses a `Vec`: two allocations then,
+    /// the `Vec`'s `n` nodes and the shared cell that holds it; none otherwise.
+    pub fn new(body: Body, n: usize) -> Self {
+        match body {
+            Body::Allocates(f) => Self::Allocates(f),
+            Body::Reuses(f) => Self::Reuses(f, Rc::new(RefCell::new(Vec::with_capacity(n)))),
+        }
+    }
+
+    /// A runner of `body` on the same `Vec` as this one (a new one if this runner has none).
+    fn sharing(&self, body: Body, n: usize) -> Self {
+        match (body, self) {
+            (Body::Reuses(f), Self::Reuses(_, nodes)) => Self::Reuses(f, Rc::clone(nodes)),
+            _ => Self::new(body, n),
+        }
+    }
+
+    /// One run on `n` nodes: the way's checksum.
+    #[inline]
+    pub fn run(&mut self, n: usize) -> u64 {
+        match self {
+            Self::Allocates(f) => f(n),
+            Self::Reuses(f, nodes) => f(&mut nodes.borrow_mut(), n),
+        }
+    }
+
+    /// The capacity, in nodes, of the `Vec` this runner passes to its way (0 for a way that
+    /// allocates its own).
+    pub fn capacity(&self) -> usize {
+        match self {
+            Self::Allocates(_) => 0,
+            Self::Reuses(_, nodes) => nodes.borrow().capacity(),
+        }
+    }
+}
+
+impl Way<Body> {
+    /// Copy 0, ready to run on up to `n` nodes without allocating a buffer of the caller's.
+    pub fn runner(&self, n: usize) -> Runner {
+        Runner::new(self.run, n)
+    }
+
+    /// Both copies, `[original, twin]`, as the timing protocol runs them: a reused `Vec`,
+    /// reserved here for `n` nodes, is the one both copies fill.
+    pub fn runners(&self, n: usize) -> [Runner; 2] {
+        let original = Runner::new(self.run, n);
+        let twin = original.sharing(self.twin, n);
+        [original, twin]
+    }
+}
+
 /// A way named after its generic function (which must be in scope), so the bench's name cannot
-/// drift from the code.
+/// drift from the code. `way!(f, label)` is a plain function (A6); `way!(Allocates f, label)`
+/// and `way!(Reuses f, label)` are A1's, a [`Body`].
 macro_rules! way {
     ($function:ident, $label:expr) => {
         $crate::Way {
@@ -232,6 +333,14 @@ macro_rules! way {
             twin: $function::<1>,
         }
     };
+    ($body:ident $function:ident, $label:expr) => {
+        $crate::Way {
+            name: stringify!($function),
+            label: $label,
+            run: $crate::Body::$body($function::<0>),
+            twin: $crate::Body::$body($function::<1>),
+        }
+    };
 }
 pub(crate) use way;
 
@@ -239,51 +348,57 @@ pub(crate) use way;
 pub mod ways {
     use super::*;
 
+    /// [`reused_vec`].
+    pub const REUSED_VEC: Way = way!(
+        Reuses reused_vec,
+        "one reused `Vec`: reserved once, `clear()` then push per run"
+    );
     /// [`push_no_reserve`].
-    pub const PUSH_NO_RESERVE: Way = way!(push_no_reserve, "`Vec::push`, no reserve");
+    pub const PUSH_NO_RESERVE: Way = way!(Allocates push_no_reserve, "`Vec::push`, no reserve");
     /// [`push_reserved`].
-    pub const PUSH_RESERVED: Way = way!(push_reserved, "`Vec::with_capacity` then push");
+    pub const PUSH_RESERVED: Way = way!(Allocates push_reserved, "`Vec::with_capacity` then push");
     /// [`one_allocation`].
     pub const ONE_ALLOCATION: Way = way!(
-        one_allocation,
+        Allocates one_allocation,
         "one allocation (`collect` into `Box<[Node]>`)"
     );
     /// [`u64s_extended`].
     pub const U64S_EXTENDED: Way = way!(
-        u64s_extended,
+        Allocates u64s_extended,
         "the seed's shape: `Vec<u64>` reserved, `extend(0..n)`, no checksum"
     );
     /// [`box_per_item`].
-    pub const BOX_PER_ITEM: Way = way!(box_per_item, "one `Box` per item");
+    pub const BOX_PER_ITEM: Way = way!(Allocates box_per_item, "one `Box` per item");
     /// [`bump_per_item`].
-    pub const BUMP_PER_ITEM: Way = way!(bump_per_item, "`bumpalo`, one `alloc` per item");
+    pub const BUMP_PER_ITEM: Way = way!(Allocates bump_per_item, "`bumpalo`, one `alloc` per item");
     /// [`bump_through_dyn`].
     pub const BUMP_THROUGH_DYN: Way = way!(
-        bump_through_dyn,
+        Allocates bump_through_dyn,
         "`bumpalo` through `&dyn Allocator` (an indirect call per item)"
     );
     /// [`bump_with_capacity`].
     pub const BUMP_WITH_CAPACITY: Way =
-        way!(bump_with_capacity, "`bumpalo`, `Bump::with_capacity`");
+        way!(Allocates bump_with_capacity, "`bumpalo`, `Bump::with_capacity`");
     /// [`typed_arena_per_item`].
     pub const TYPED_ARENA_PER_ITEM: Way =
-        way!(typed_arena_per_item, "`typed-arena`, one `alloc` per item");
+        way!(Allocates typed_arena_per_item, "`typed-arena`, one `alloc` per item");
     /// [`pool_per_item`].
     pub const POOL_PER_ITEM: Way = way!(
-        pool_per_item,
+        Allocates pool_per_item,
         "free-list pool (`typed-arena` + free list), one `create` per item"
     );
     /// [`slab_per_item`].
     pub const SLAB_PER_ITEM: Way = way!(
-        slab_per_item,
+        Allocates slab_per_item,
         "index-based pool (`slab`), one `insert` per item"
     );
 }
 
-/// A1's eleven ways, in the order of its table: the seed's rows, each followed by the rows this
-/// chapter adds to explain it. All but [`ways::U64S_EXTENDED`] create the same `N` nodes and
-/// return the same checksum.
-pub const WAYS: [Way; 11] = [
+/// A1's twelve ways, in the order of its table: first the baseline, a `Vec` the caller reuses;
+/// then the seed's rows, each followed by the rows this chapter adds to explain it. All but
+/// [`ways::U64S_EXTENDED`] create the same `N` nodes and return the same checksum.
+pub const WAYS: [Way; 12] = [
+    ways::REUSED_VEC,
     ways::PUSH_NO_RESERVE,
     ways::PUSH_RESERVED,
     ways::ONE_ALLOCATION,

@@ -20,9 +20,11 @@ static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
 /// N = 200,000 are checked natively.
 const NN: usize = if cfg!(miri) { 2_000 } else { N };
 
-/// One run of `way` at `n`, counted.
+/// One run of `way` at `n`, counted, as A1-counts counts it: its runner (and the reused `Vec`'s
+/// reservation) made before the count.
 fn counted(way: &Way, n: usize) -> AllocStats {
-    count(|| (way.run)(n)).1
+    let mut runner = way.runner(n);
+    count(|| runner.run(n)).1
 }
 
 /// Allocations, reallocations and deallocations.
@@ -31,19 +33,90 @@ fn calls(s: AllocStats) -> (u64, u64, u64) {
 }
 
 /// A1: every way but the seed's shape creates the same nodes (the same checksum), and each
-/// twin copy computes what its original does; the seed's shape appends `n` values.
+/// twin copy computes what its original does, run after run (the reused `Vec` is cleared at
+/// each); the seed's shape appends `n` values.
 #[test]
 fn a1_every_way_creates_the_same_nodes() {
-    let expected = (ways::PUSH_NO_RESERVE.run)(NN);
+    let expected = ways::PUSH_NO_RESERVE.runner(NN).run(NN);
     for way in WAYS {
-        let got = (way.run)(NN);
-        assert_eq!((way.twin)(NN), got, "{}: the twin's result", way.name);
+        let [mut original, mut twin] = way.runners(NN);
+        let got = original.run(NN);
+        assert_eq!(original.run(NN), got, "{}: a second run", way.name);
+        assert_eq!(twin.run(NN), got, "{}: the twin's result", way.name);
+        assert_eq!(twin.run(NN), got, "{}: the twin's second run", way.name);
         if way.name == ways::U64S_EXTENDED.name {
             assert_eq!(got, NN as u64, "the seed's shape returns its length");
         } else {
             assert_eq!(got, expected, "{}", way.name);
         }
     }
+    assert_eq!(
+        WAYS[0].name,
+        ways::REUSED_VEC.name,
+        "the baseline is the first row"
+    );
+}
+
+/// A1-counts: the reused `Vec` is reserved when its runner is made, outside every timed and
+/// counted run — N nodes, and the cell its two copies share — and allocates nothing in any run
+/// after it, the first included; every other way's runner allocates nothing.
+#[test]
+fn a1_the_reused_vec_allocates_once_before_its_runs_and_nothing_in_them() {
+    let (mut runner, reserved) = count(|| ways::REUSED_VEC.runner(NN));
+    assert_eq!(calls(reserved), (2, 0, 0), "the `Vec` and its shared cell");
+    assert!(reserved.bytes_allocated >= NN as u64 * 16);
+    assert!(reserved.bytes_allocated <= NN as u64 * 16 + 64);
+    for run in 0..3 {
+        let (_, s) = count(|| runner.run(NN));
+        assert_eq!((calls(s), s.bytes_allocated), ((0, 0, 0), 0), "run {run}");
+    }
+    assert_eq!(runner.capacity(), NN);
+    for way in WAYS.iter().filter(|way| way.name != ways::REUSED_VEC.name) {
+        let (runners, s) = count(|| way.runners(NN));
+        assert_eq!(calls(s), (0, 0, 0), "{}", way.name);
+        assert_eq!(runners.map(|r| r.capacity()), [0, 0], "{}", way.name);
+    }
+}
+
+/// A1-reuse, A1: the reused `Vec`'s two copies fill one buffer, reserved once for both — the
+/// buffer is the caller's, only the code is copied — so a pair run alternates between that
+/// buffer and the other way's block; each copy computes the same checksum on it.
+#[test]
+fn a1_reuse_both_copies_of_the_reused_vec_fill_one_buffer() {
+    let ([mut original, mut twin], s) = count(|| ways::REUSED_VEC.runners(NN));
+    assert_eq!(
+        calls(s),
+        (2, 0, 0),
+        "one `Vec` and one cell, for both copies"
+    );
+    let expected = ways::PUSH_RESERVED.runner(NN).run(NN);
+    for _ in 0..2 {
+        let ((a, b), s) = count(|| (original.run(NN), twin.run(NN)));
+        assert_eq!((a, b), (expected, expected));
+        assert_eq!(calls(s), (0, 0, 0));
+    }
+    assert_eq!((original.capacity(), twin.capacity()), (NN, NN));
+    let [fresh, fresh_twin] = ways::BUMP_PER_ITEM.runners(NN);
+    assert_eq!((fresh.capacity(), fresh_twin.capacity()), (0, 0));
+}
+
+/// A1, A1-counts: the reused `Vec` and `Vec::with_capacity` then push run the same pushes and
+/// the same checksum; what differs is the fresh one's allocation and free of N nodes, every run.
+#[test]
+fn a1_the_reused_vec_differs_from_the_fresh_reserved_one_by_one_allocation_and_one_free() {
+    let (fresh, reused) = (
+        counted(&ways::PUSH_RESERVED, NN),
+        counted(&ways::REUSED_VEC, NN),
+    );
+    assert_eq!(calls(fresh), (1, 0, 1));
+    assert_eq!(calls(reused), (0, 0, 0));
+    assert_eq!(
+        (
+            fresh.bytes_allocated - reused.bytes_allocated,
+            fresh.bytes_freed
+        ),
+        (NN as u64 * 16, NN as u64 * 16)
+    );
 }
 
 /// A1-counts: the seed's 200,001 allocations and frees.

@@ -1,9 +1,10 @@
 //! Chapter 4's experiments (A1–A8, and X1 for this chapter), run by `arena-experiments` (the
 //! system allocator) and `arena-experiments-mimalloc` under `cargo xtask report`.
 //!
-//! One file per topic: `seed_table.rs` (A1, its counts and the seed's ranking), `growth.rs`
-//! (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers and checks), `churn.rs` (A6), `x1.rs` (every
-//! timed technique under both allocators, read from A1's and A6's runs).
+//! One file per topic: `seed_table.rs` (A1, its pairs with the reused `Vec` (A1-reuse), its
+//! counts and the seed's ranking), `growth.rs` (A2–A4), `rust.rs` (A5, A7, A8: what Rust offers
+//! and checks), `churn.rs` (A6), `x1.rs` (every timed technique under both allocators, read from
+//! A1's and A6's runs).
 
 use lab::Kind;
 use lab::protocol::Allocator;
@@ -34,20 +35,34 @@ macro_rules! test {
     };
 }
 
+/// `crates/arena-chapter/tests/published.rs::name`: a pin that reads the published figure.
+macro_rules! published {
+    ($name:ident) => {
+        concat!(
+            "crates/arena-chapter/tests/published.rs::",
+            stringify!($name)
+        )
+    };
+}
+
 const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "A1",
         kind: Kind::Time,
-        title: "N = 200,000 nodes, eleven ways: the seed's six and five that explain them",
+        title: "N = 200,000 nodes, twelve ways: the reused `Vec`, the seed's six, and five that explain them",
         run: seed_table::A1,
-        pinned_by: &[test!(a1_every_way_creates_the_same_nodes)],
+        pinned_by: &[
+            test!(a1_every_way_creates_the_same_nodes),
+            test!(a1_the_reused_vec_differs_from_the_fresh_reserved_one_by_one_allocation_and_one_free),
+            test!(a1_reuse_both_copies_of_the_reused_vec_fill_one_buffer),
+        ],
         allocator_sensitive: true,
         needs: &[],
     },
     Experiment {
         id: "A1-counts",
         kind: Kind::Count,
-        title: "N = 200,000 nodes, eleven ways: what the allocator saw",
+        title: "N = 200,000 nodes, twelve ways: what the allocator saw",
         run: seed_table::A1_COUNTS,
         pinned_by: &[
             test!(a1_box_per_item_is_n_allocations_and_n_deallocations_plus_the_vec_of_pointers),
@@ -56,6 +71,11 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a1_the_free_list_pool_allocates_exactly_what_its_typed_arena_does),
             test!(a1_slab_grows_like_a_vec),
             test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
+            test!(a1_the_reused_vec_allocates_once_before_its_runs_and_nothing_in_them),
+            test!(a1_the_reused_vec_differs_from_the_fresh_reserved_one_by_one_allocation_and_one_free),
+            published!(a1_counts_published_box_per_item_is_200001_allocations_and_bumpalo_2),
+            published!(a1_counts_published_contiguous_rows_are_one_allocation_and_the_reused_vec_none),
+            published!(a1_counts_published_rows_are_what_the_test_profile_counts),
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -70,6 +90,7 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a2_200000_pushes_are_the_first_allocation_and_16_growths_to_262144_nodes),
             test!(a2_vec_starts_at_4_elements_from_2_bytes_to_1_kib_and_doubles),
             test!(a2_zigs_growth_rule_gives_the_seeds_21_remaps_at_200000_and_19_growths_at_100000),
+            published!(a2_published_growths_are_16_for_200000_pushes_and_zigs_rule_21),
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -79,9 +100,10 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Reserve once: one allocation, no growth",
         run: growth::A3,
-        pinned_by: &[test!(
-            a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved
-        )],
+        pinned_by: &[
+            test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
+            published!(a3_published_reserving_is_one_allocation_of_n_nodes),
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -103,9 +125,10 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "What growing a vector leaves in a `Bump`: 200,000 pushes onto a `bumpalo::collections::Vec`",
         run: growth::A4_BUMP,
-        pinned_by: &[test!(
-            a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage
-        )],
+        pinned_by: &[
+            test!(a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage),
+            published!(a4_bump_published_a_vector_grown_alone_leaves_no_garbage),
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -149,7 +172,10 @@ const EXPERIMENTS: &[Experiment] = &[
         kind: Kind::Count,
         title: "Churn: memory held, counted",
         run: churn::A6_BYTES,
-        pinned_by: &[test!(a6_under_churn_the_pool_holds_a_tenth_of_the_arena_or_less)],
+        pinned_by: &[
+            test!(a6_under_churn_the_pool_holds_a_tenth_of_the_arena_or_less),
+            published!(a6_bytes_published_the_pool_holds_a_tenth_of_the_arena_under_churn),
+        ],
         allocator_sensitive: false,
         needs: &[],
     },
@@ -161,6 +187,7 @@ const EXPERIMENTS: &[Experiment] = &[
         pinned_by: &[
             test!(a7_bumpalo_runs_no_destructors_typed_arena_and_bumpalo_box_do),
             test!(a7_a_vec_inside_a_bump_runs_no_destructor_and_leaks_its_buffer),
+            published!(a7_published_destructors_are_0_1000_1000_0_and_one_leak),
         ],
         allocator_sensitive: false,
         needs: &[],

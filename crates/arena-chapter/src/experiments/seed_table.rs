@@ -1,5 +1,6 @@
-//! A1: the seed's table in Rust, timed (A1) and counted (A1-counts), and the seed's ranking of
-//! what to fix first with this chapter's figures (A1-rank).
+//! A1: the seed's table in Rust, timed (A1) and counted (A1-counts); the reused `Vec` timed in
+//! pairs, each block as warm as the other (A1-reuse); and the seed's ranking of what to fix
+//! first with this chapter's figures (A1-rank).
 
 use std::hint::black_box;
 
@@ -13,7 +14,7 @@ use lab::{AllocStats, Kind, Table, count};
 use super::{SEED_ITALIC, noise_note, timed_columns};
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, BUMP_THROUGH_DYN, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE,
-    PUSH_RESERVED, TYPED_ARENA_PER_ITEM, U64S_EXTENDED,
+    PUSH_RESERVED, REUSED_VEC, TYPED_ARENA_PER_ITEM, U64S_EXTENDED,
 };
 use crate::{N, WAYS, Way};
 
@@ -79,10 +80,12 @@ fn seed_ratio(a: &Way, b: &Way) -> String {
 fn a1_the_seed_table(run: &Run) -> Vec<Table> {
     let mut timing = Timing::new(run.config());
     for way in WAYS {
+        // Made here, before any timed run: the reused `Vec`'s allocation is not timed.
+        let [mut original, mut twin] = way.runners(N);
         timing.method_pair(
             way.label,
-            move || (way.run)(black_box(N)),
-            move || (way.twin)(black_box(N)),
+            move || original.run(black_box(N)),
+            move || twin.run(black_box(N)),
         );
     }
     let m = timing.run(Schedule::Interleaved);
@@ -97,9 +100,128 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
     }
     table.note("Each way is a function of its own (`#[inline(never)]`), and its twin is a second copy of that function.");
     table.note("A node is 16 bytes (two `u64`s), each built through `black_box` and all folded into a checksum; the seed's objects are single `u64`s; what the allocator saw: A1-counts.");
+    table.note(SAME_WORK);
+    table.note(COLDER);
     table.note(SEED_ITALIC);
     a1_conclusions(&mut table, &m);
-    vec![table, rank_table(&m)]
+    // Each pair after the round of twelve, in the order of `PAIRS`, kept as 1, 2, ….
+    let pairs: Vec<Measured> = PAIRS
+        .iter()
+        .zip(1..)
+        .map(|(other, label)| {
+            let pair = time_pair(run, other);
+            run.keep(label, &pair);
+            pair
+        })
+        .collect();
+    vec![table, reuse_table(&pairs), rank_table(&m, &pairs)]
+}
+
+/// Where A1's reused row differs from its neighbours in more than its memory strategy.
+const COLDER: &str = "The reused `Vec` is the one way whose memory is its own: every other way takes its blocks from the allocator, which hands back the memory the way before it in the round just freed, still in cache, while the reused `Vec` was last written twelve runs earlier; so in this table the reused row also pays for a colder cache, which is not a cost of reusing. A1-reuse times it against a fresh `Vec` and against the arena in pairs, each block as warm as the other.";
+
+/// A1-reuse's pairs: each way timed against the reused `Vec` in a run of its own.
+const PAIRS: [Way; 2] = [PUSH_RESERVED, BUMP_PER_ITEM];
+
+/// A pair: the reused `Vec` and `other`, alone in one timing run. With two ways the round
+/// alternates between the reused `Vec`'s buffer (both of its copies fill the same one) and the
+/// block the allocator hands `other` (its copies usually get the same block back), so each is
+/// written every other run.
+fn time_pair(run: &Run, other: &Way) -> Measured {
+    let mut timing = Timing::new(run.config());
+    for way in [REUSED_VEC, *other] {
+        let [mut original, mut twin] = way.runners(N);
+        timing.method_pair(
+            way.label,
+            move || original.run(black_box(N)),
+            move || twin.run(black_box(N)),
+        );
+    }
+    timing.run(Schedule::Interleaved)
+}
+
+/// A1-reuse: one row per pair, the other way against the reused `Vec` of the same run.
+fn reuse_table(pairs: &[Measured]) -> Table {
+    let reused = REUSED_VEC.label;
+    type Row<'a> = (&'a Way, &'a Measured);
+    let rows: Vec<Row<'_>> = PAIRS.iter().zip(pairs).collect();
+    let here = pairs[0].allocator.short();
+    let ratio = |allocator: Allocator| {
+        move |(way, m): &Row<'_>| {
+            m.under(allocator)
+                .map_or(Cell::Empty, |under| under.ratio_cell(way.label, reused))
+        }
+    };
+    let mut columns = Columns::new()
+        .col(
+            "timed in a pair with the reused `Vec`",
+            |(way, _): &Row<'_>| Cell::text(way.label),
+        )
+        .col(format!("median ({here})"), |(way, m): &Row<'_>| {
+            m.expect(way.label).median_cell()
+        })
+        .col(
+            format!("the reused `Vec`, same run ({here})"),
+            |(_, m): &Row<'_>| m.expect(reused).median_cell(),
+        );
+    for allocator in Allocator::ALL {
+        columns = columns.col(
+            format!("it / the reused `Vec` ({})", allocator.short()),
+            ratio(allocator),
+        );
+    }
+    let mut table = columns
+        .col(
+            "instructions per run, it − the reused `Vec`",
+            |(way, m): &Row<'_>| match (
+                m.expect(way.label).instructions(),
+                m.expect(reused).instructions(),
+            ) {
+                (Some([it, _]), Some([base, _])) => Cell::Signed((it - base).round() as i64),
+                _ => Cell::Empty,
+            },
+        )
+        .table(
+            "A1-reuse",
+            Kind::Time,
+            "The reused `Vec` against a fresh one and against the arena, timed in pairs",
+            &rows,
+        );
+    table.note(pairs[0].protocol_note());
+    if let Some(why) = &pairs[0].live().instructions_note {
+        table.note(why.clone());
+    }
+    table.note("Each row is a timing run of its own with two ways, the reused `Vec` and the row's, so the round alternates between the reused `Vec`'s buffer (both of its copies fill the one `Vec`) and the block the allocator hands the other way (its two copies usually get the same block back): each is written every other run, equally warm. Above 1× the reused `Vec` is faster.");
+    table.note("`Vec::with_capacity` then push runs the same body as the reused `Vec` (the same pushes and checksum) on a fresh, unzeroed block per run, so its row is what allocating and freeing that block costs; `bumpalo` also writes a pointer per node (A1's note). Instructions are callgrind's under glibc, per run, for the original copies: for the first row, what `malloc` and `free` of the block execute.");
+    for (way, what) in [
+        (PUSH_RESERVED, "a fresh `Vec::with_capacity` per run"),
+        (BUMP_PER_ITEM, "`bumpalo`, one `alloc` per item"),
+    ] {
+        let m = pair_of(pairs, &way);
+        m.conclude_under_each(
+            &mut table,
+            |allocator| {
+                format!(
+                    "under {}, timed in a pair: the faster of the reused `Vec` and {what}",
+                    allocator.short()
+                )
+            },
+            |under| under.faster_of(reused, "the reused `Vec`", way.label, what),
+        );
+    }
+    table
+}
+
+/// The pair run of `way`.
+///
+/// # Panics
+/// If `way` is not one of [`PAIRS`] (a bug: the ways are constants).
+fn pair_of<'m>(pairs: &'m [Measured], way: &Way) -> &'m Measured {
+    let at = PAIRS
+        .iter()
+        .position(|pair| pair.name == way.name)
+        .unwrap_or_else(|| panic!("{} is not timed in a pair", way.name));
+    &pairs[at]
 }
 
 /// Instructions per node of the rows the chapter compares, where callgrind counted them.
@@ -176,7 +298,11 @@ fn a1_conclusions(table: &mut Table, m: &Measured) {
 fn a1_counts(run: &Run) -> Vec<Table> {
     let rows: Vec<(Way, AllocStats)> = WAYS
         .iter()
-        .map(|way| (*way, count(|| black_box((way.run)(black_box(N)))).1))
+        .map(|way| {
+            // Made before the count, as before A1's timed runs: the count is one run's.
+            let mut runner = way.runner(N);
+            (*way, count(|| black_box(runner.run(black_box(N)))).1)
+        })
         .collect();
     type Row = (Way, AllocStats);
     let seed = |k: usize| {
@@ -199,14 +325,19 @@ fn a1_counts(run: &Run) -> Vec<Table> {
             .table("A1-counts", Kind::Count, "", &rows),
     );
     table.note("Counts are from `lab::CountingAlloc`, one run of each way: a `realloc` is one reallocation, whether it kept its address or not (A4).");
+    table.note("The reused `Vec` is reserved once, before its first run (one allocation of N × 16 bytes, in no row), as before A1's timed runs; its row is one run's, like every other row, and so is every run after it.");
     table.note("The seed counted calls through Zig's allocator interface, where a `remap` may move a block and a `resize` never does.");
     table.note(SEED_ITALIC);
     vec![table]
 }
 
-/// One item of the seed's ranking.
+/// What every row of A1 but the seed's shape does, and where the rows differ in more than where
+/// their nodes live.
+const SAME_WORK: &str = "Every way but the seed's shape builds the same 200,000 nodes and returns the same checksum; the rows differ in more than where the nodes live in one respect: the `Box`, arena and pool rows also write an array of N pointers (in the arena for the three `bumpalo` rows, in a reserved `Vec` for the others) and read each node through one, where the `Vec` rows, the reused one first, hold the nodes themselves and a node's handle is its index; `slab` keeps each node in a 24-byte slot and checks the slot's tag as it reads it.";
+
+/// One item of the seed's ranking (`rank: None`: a row this chapter adds).
 struct Fix {
-    rank: u64,
+    rank: Option<u64>,
     advice: &'static str,
     /// The figure the seed's list gives, if any.
     seed: Option<&'static str>,
@@ -214,53 +345,71 @@ struct Fix {
     /// two methods when A1 measures it.
     here: &'static str,
     ratio: Option<(&'static str, &'static str)>,
+    /// The A1-reuse pair whose run the ratio is from (`None`: A1's run of twelve).
+    pair: Option<Way>,
 }
 
-const FIXES: [Fix; 5] = [
+const FIXES: [Fix; 6] = [
     Fix {
-        rank: 0,
+        rank: None,
+        advice: "not the seed's: when you own the loop, keep the nodes in a `Vec` you reserve once and `clear()` per run, indices instead of pointers",
+        seed: None,
+        here: "`bumpalo` per item / the reused `Vec`, timed in a pair (A1-reuse)",
+        ratio: Some((BUMP_PER_ITEM.label, REUSED_VEC.label)),
+        pair: Some(BUMP_PER_ITEM),
+    },
+    Fix {
+        rank: Some(0),
         advice: "check the build mode first",
         seed: Some("Debug tens of times slower"),
         here: "chapter 1 (M6): the dev profile against release",
         ratio: None,
+        pair: None,
     },
     Fix {
-        rank: 1,
+        rank: Some(1),
         advice: "take allocation out of the hot loop; if you do only one thing, do this",
         seed: Some("3× or more"),
         here: "one `Box` per item / one allocation",
         ratio: Some((BOX_PER_ITEM.label, ONE_ALLOCATION.label)),
+        pair: None,
     },
     Fix {
-        rank: 2,
+        rank: Some(2),
         advice: "use an arena when the work has a clear end",
         seed: None,
         here: "one `Box` per item / `bumpalo` per item",
         ratio: Some((BOX_PER_ITEM.label, BUMP_PER_ITEM.label)),
+        pair: None,
     },
     Fix {
-        rank: 3,
+        rank: Some(3),
         advice: "reserve when you know the count",
         seed: Some("1.5×"),
         here: "`Vec::push` without reserving / `Vec::with_capacity`",
         ratio: Some((PUSH_NO_RESERVE.label, PUSH_RESERVED.label)),
+        pair: None,
     },
     Fix {
-        rank: 4,
+        rank: Some(4),
         advice: "do not switch to a pool because you heard it is fast: measure",
         seed: None,
         here: "free-list pool / `bumpalo`, create only (churn: A6)",
         ratio: Some((POOL_PER_ITEM.label, BUMP_PER_ITEM.label)),
+        pair: None,
     },
 ];
 
-fn rank_table(m: &Measured) -> Table {
-    let ratio = |fix: &Fix, allocator: Allocator| match (fix.ratio, m.under(allocator)) {
-        (Some((against, advised)), Some(under)) => under.ratio_cell(against, advised),
-        _ => Cell::Empty,
+fn rank_table(m: &Measured, pairs: &[Measured]) -> Table {
+    let ratio = |fix: &Fix, allocator: Allocator| {
+        let run = fix.pair.map_or(m, |way| pair_of(pairs, &way));
+        match (fix.ratio, run.under(allocator)) {
+            (Some((against, advised)), Some(under)) => under.ratio_cell(against, advised),
+            _ => Cell::Empty,
+        }
     };
     let mut columns = Columns::new()
-        .col("#", |fix: &Fix| Cell::Count(fix.rank))
+        .col("#", |fix: &Fix| fix.rank.map_or(Cell::Empty, Cell::Count))
         .col("the seed's advice", |fix: &Fix| Cell::text(fix.advice))
         .col("the seed's figure", |fix: &Fix| {
             fix.seed
@@ -280,6 +429,7 @@ fn rank_table(m: &Measured) -> Table {
     );
     table.note(m.protocol_note());
     table.note("Each ratio is what the seed advises against over what it advises, from A1's run under that allocator: above 1× the advice pays on this workload.");
+    table.note("The first row is not the seed's: it is what a Rust programmer has before any of the seed's advice, a `Vec` reserved once outside the loop and cleared at each run, so no run allocates; its ratio, from A1-reuse's pair run (each block as warm as the other), says whether the arena of item 2 beats it: above 1× it does not. The other ratios are from A1's run.");
     table.note("Item 0's figure is from the seed's previous chapter; items 2 and 4 have none (item 2: \"speed and shorter code\").");
     table.note(format!(
         "Item 1's \"3× or more\" is the seed's loop over its arena (3.1×); its loop over its one allocation, the pair measured here, is {}.",
