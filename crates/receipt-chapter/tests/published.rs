@@ -38,11 +38,11 @@ const ALLOCATION_FREE: [&str; 4] = ["`pooled`", "`stack`", "`arena`", "`streamin
 
 /// R1 as published: at every N, the four strategies beside `naive` allocate 0 bytes once warm,
 /// and `naive`'s bytes grow with N, above the seed's 152 bytes per line at a million lines.
-#[test]
 #[cfg_attr(
     miri,
     ignore = "reads the committed snapshot; Miri isolates the file system"
 )]
+#[test]
 fn r1_published_four_strategies_allocate_nothing_once_warm_and_naive_more_than_the_seed() {
     let snapshot = published();
     let labels = rows(&snapshot, "R1");
@@ -74,11 +74,11 @@ fn r1_published_four_strategies_allocate_nothing_once_warm_and_naive_more_than_t
 
 /// R1-allocs as published: `naive` makes at least one allocation per line at every N, and the
 /// four strategies beside it none once warm.
-#[test]
 #[cfg_attr(
     miri,
     ignore = "reads the committed snapshot; Miri isolates the file system"
 )]
+#[test]
 fn r1_allocs_published_naive_allocates_for_every_line() {
     let snapshot = published();
     for label in rows(&snapshot, "R1-allocs") {
@@ -99,11 +99,11 @@ fn r1_allocs_published_naive_allocates_for_every_line() {
 /// R1-new as published: a new processor of the four strategies beside `naive` pays once, so from
 /// 10,000 lines on (once the output buffer has reached its size) its first run allocates the same
 /// bytes at every N.
-#[test]
 #[cfg_attr(
     miri,
     ignore = "reads the committed snapshot; Miri isolates the file system"
 )]
+#[test]
 fn r1_new_published_one_offs_stop_growing_once_the_output_buffer_is_full() {
     let snapshot = published();
     for strategy in ALLOCATION_FREE {
@@ -121,11 +121,11 @@ fn r1_new_published_one_offs_stop_growing_once_the_output_buffer_is_full() {
 /// R1-per-line as published: `naive-reuse`, `naive`'s program with its `String`s kept, allocates
 /// nothing per line once warm (it pays once per processor), where `naive` makes at least one
 /// allocation per line; so does every other strategy.
-#[test]
 #[cfg_attr(
     miri,
     ignore = "reads the committed snapshot; Miri isolates the file system"
 )]
+#[test]
 fn r1_per_line_published_naive_reuse_allocates_nothing_once_warm() {
     let snapshot = published();
     let at = |strategy: Strategy, column: &str| {
@@ -157,11 +157,11 @@ fn r1_per_line_published_naive_reuse_allocates_nothing_once_warm() {
 /// equal with what the release binary published, for every column of R1, R1-allocs and R1-new:
 /// no allocation of these runs is one the optimiser deletes in one profile and keeps in the
 /// other (M1's box, dropped inside its count, read 0 in release and 1 here).
-#[test]
 #[cfg_attr(
     miri,
     ignore = "reads the committed snapshot; Miri isolates the file system"
 )]
+#[test]
 fn r1_the_test_profile_counts_what_the_release_binary_published() {
     let snapshot = published();
     prepare_thread_for_counts();
@@ -197,11 +197,11 @@ fn r1_the_test_profile_counts_what_the_release_binary_published() {
 
 /// R3 as published: every class of bad input prints no receipt, exits 1 and says what the case
 /// list says it must, and the good order beside them prints its receipt and exits 0.
-#[test]
 #[cfg_attr(
     miri,
     ignore = "reads the committed snapshot; Miri isolates the file system"
 )]
+#[test]
 fn r3_published_every_bad_input_class_prints_no_receipt_and_exits_1() {
     let snapshot = published();
     let good = "good order (for comparison)";
