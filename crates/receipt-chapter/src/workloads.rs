@@ -7,8 +7,9 @@
 //!   [`copy_through`] (the bytes copied once, no line work).
 //! - Where a line's time goes (R5): [`Stages`] runs the streaming strategy's own code cut after
 //!   each [`Stage`], every stage doing the work of the ones before it.
-//! - Allocations per line (R1) use [`Processor::new`] or, for a pool that starts cold on every
-//!   row, [`fresh_pooled`].
+//! - Allocations per run (R1): [`count_runs`] counts a strategy's first run with a new
+//!   processor ([`new_processor`]: for the pooled one, a pool that starts cold on every row,
+//!   [`fresh_pooled`]) and the same processor's next run, once warm.
 //!
 //! The timed workloads take a `const COPY: u8`: copies 0 and 1 are the same code, compiled
 //! twice, so that a timed table's twin runs a copy of its own at another address (a twin that
@@ -17,8 +18,9 @@
 //! `receipt::twins`.
 
 use std::hint::black_box;
-use std::io::{self, Write};
+use std::io::{self, Write, sink};
 
+use lab::{AllocStats, count};
 use pool::BufferPool;
 
 use receipt::generate::generated;
@@ -42,6 +44,52 @@ pub fn chunk() -> Vec<u8> {
 /// thread ever uses also sets up the thread's list of pool caches, once: count from the second.)
 pub fn fresh_pooled() -> Processor {
     Processor::with_pool(BufferPool::new(pool::shared_config()))
+}
+
+/// A new processor for `strategy`, as a command makes one; the pooled one rents from a pool of
+/// its own ([`fresh_pooled`]), so that it starts cold on every row of R1, whatever ran before.
+pub fn new_processor(strategy: Strategy) -> Processor {
+    match strategy {
+        Strategy::Pooled => fresh_pooled(),
+        other => Processor::new(other),
+    }
+}
+
+/// The seed of R1's generated input.
+pub const R1_SEED: u64 = 2026;
+
+/// What R1 counts before its first row: the first pool a thread uses sets up the thread's list
+/// of pool caches, once per thread, so that the first row counts what every other row counts.
+pub fn prepare_thread_for_counts() {
+    drop(fresh_pooled().run(b"1|a|1|1\n", &mut sink(), &mut sink()));
+}
+
+/// What one strategy allocated on one input (R1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Runs {
+    /// The first run, with the processor created inside the count (R1-new).
+    pub new: AllocStats,
+    /// The same processor's next run over the same input, once warm (R1, R1-allocs).
+    pub warm: AllocStats,
+}
+
+/// Counts `strategy` over `input` (R1): a new processor's first run, then its next one. The
+/// processor is returned from the first count, not dropped in it, and every run's summary is
+/// returned from its count, so nothing a count measures is dead code the optimiser may delete;
+/// the receipts go to `io::sink()`, through the processor's output buffer, which it keeps.
+///
+/// # Panics
+/// If the counting allocator is not the global allocator.
+pub fn count_runs(strategy: Strategy, input: &[u8]) -> Runs {
+    let (mut processor, new) = count(|| {
+        let mut processor = new_processor(strategy);
+        let summary = processor.run(black_box(input), &mut sink(), &mut sink());
+        black_box(summary.is_ok());
+        processor
+    });
+    let (_, warm) = count(|| processor.run(black_box(input), &mut sink(), &mut sink()));
+    black_box(&processor);
+    Runs { new, warm }
 }
 
 /// Feeds chunks of order lines through one strategy, into an output buffer kept from round to

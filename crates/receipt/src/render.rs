@@ -1,5 +1,6 @@
 //! The receipt layout, written once for every strategy that does not allocate, and once more
-//! the way a newcomer would (`format!`), for the naive strategy. A proptest pins that the two
+//! the way a newcomer would (`format!`), for the naive strategy; the naive-reuse strategy writes
+//! the newcomer's formats into `String`s it keeps ([`NaivePieces`]). A test pins that they
 //! produce the same bytes.
 //!
 //! ```text
@@ -12,6 +13,8 @@
 //! padding costs nothing — with every number written straight into its column, two digits at a
 //! time. For a `Vec<u8>` (the output buffer) the window is the vector's own memory, so the
 //! receipt is rendered where it will be written from.
+
+use std::fmt::{self, Write as _};
 
 use unicode_width::UnicodeWidthStr;
 
@@ -275,28 +278,114 @@ pub fn receipt<'a, S: ByteSink + ?Sized>(
     total_line(out, order.total);
 }
 
+/// The padding after an item name, the newcomer's way: display columns left to fill.
+fn padding_naive(item: &str) -> usize {
+    NAME_COLUMNS.saturating_sub(item.width())
+}
+
+// The newcomer's formats, each written once and handed to `f` as `fmt::Arguments`: the naive
+// renderer passes `fmt::format`, which is what `format!` calls, so it makes a new `String` of
+// each; [`NaivePieces`] writes them into `String`s it keeps (`write!`). The same formats, so the
+// same bytes.
+
+fn header_args<R>(order_id: u64, f: impl FnOnce(fmt::Arguments<'_>) -> R) -> R {
+    f(format_args!("Order {order_id}\n"))
+}
+
+fn money_args<R>(satang: u64, f: impl FnOnce(fmt::Arguments<'_>) -> R) -> R {
+    f(format_args!("{}.{:02}", satang / 100, satang % 100))
+}
+
+fn item_line_args<R>(
+    [item, padding, unit_price, line_total]: [&str; 4],
+    qty: u64,
+    f: impl FnOnce(fmt::Arguments<'_>) -> R,
+) -> R {
+    f(format_args!(
+        "  {item}{padding}{qty:>QTY_WIDTH$} x {unit_price:>PRICE_WIDTH$}{line_total:>TOTAL_WIDTH$}\n"
+    ))
+}
+
+fn total_line_args<R>(total: &str, f: impl FnOnce(fmt::Arguments<'_>) -> R) -> R {
+    f(format_args!(
+        "TOTAL{total:>width$}\n",
+        width = LINE_WIDTH - 5
+    ))
+}
+
+/// `Order <id>\n`, the newcomer's way: the `String` a receipt is begun with.
+pub fn header_naive(order_id: u64) -> String {
+    header_args(order_id, fmt::format)
+}
+
 /// Satang as baht, the newcomer's way.
 pub fn money_naive(satang: u64) -> String {
-    format!("{}.{:02}", satang / 100, satang % 100)
+    money_args(satang, fmt::format)
 }
 
 /// The same item line, the newcomer's way: `format!`, `String`s and `repeat`.
 pub fn item_line_naive(item: &str, qty: u64, unit_price: u64, line_total: u64) -> String {
-    let padding = " ".repeat(NAME_COLUMNS.saturating_sub(item.width()));
-    format!(
-        "  {item}{padding}{qty:>QTY_WIDTH$} x {:>PRICE_WIDTH$}{:>TOTAL_WIDTH$}\n",
-        money_naive(unit_price),
-        money_naive(line_total)
-    )
+    let padding = " ".repeat(padding_naive(item));
+    let (unit_price, line_total) = (money_naive(unit_price), money_naive(line_total));
+    item_line_args([item, &padding, &unit_price, &line_total], qty, fmt::format)
 }
 
 /// The `TOTAL` line, the newcomer's way.
 pub fn total_line_naive(total: u64) -> String {
-    format!(
-        "TOTAL{:>width$}\n",
-        money_naive(total),
-        width = LINE_WIDTH - 5
-    )
+    total_line_args(&money_naive(total), fmt::format)
+}
+
+/// The newcomer's renderer with its `String`s kept: the receipt, and every piece
+/// [`item_line_naive`] and [`total_line_naive`] make a new `String` of (the padding, each
+/// amount, the line), each written into a `String` kept from receipt to receipt and cleared
+/// first, with `write!` instead of `format!`, in the same formats. A line is written into its
+/// own `String` and then appended to the receipt, as the newcomer appends each line's `String`.
+/// Once each `String` has grown to the longest piece it holds, a receipt allocates nothing.
+#[derive(Debug, Default)]
+pub struct NaivePieces {
+    receipt: String,
+    padding: String,
+    unit_price: String,
+    line_total: String,
+    line: String,
+}
+
+/// Clears `out` and writes `args` into it.
+fn rewrite(out: &mut String, args: fmt::Arguments<'_>) {
+    out.clear();
+    // `fmt::Write` for `String` never returns an error.
+    let _ = out.write_fmt(args);
+}
+
+impl NaivePieces {
+    /// Begins a receipt with [`header_naive`]'s line, in place of the one before.
+    pub fn header(&mut self, order_id: u64) {
+        header_args(order_id, |args| rewrite(&mut self.receipt, args));
+    }
+
+    /// Appends [`item_line_naive`]'s line.
+    pub fn item_line(&mut self, item: &str, qty: u64, unit_price: u64, line_total: u64) {
+        self.padding.clear();
+        self.padding
+            .extend(std::iter::repeat_n(' ', padding_naive(item)));
+        money_args(unit_price, |args| rewrite(&mut self.unit_price, args));
+        money_args(line_total, |args| rewrite(&mut self.line_total, args));
+        let pieces = [item, &self.padding, &self.unit_price, &self.line_total];
+        item_line_args(pieces, qty, |args| rewrite(&mut self.line, args));
+        self.receipt.push_str(&self.line);
+    }
+
+    /// Appends [`total_line_naive`]'s line.
+    pub fn total_line(&mut self, total: u64) {
+        money_args(total, |args| rewrite(&mut self.line_total, args));
+        total_line_args(&self.line_total, |args| rewrite(&mut self.line, args));
+        self.receipt.push_str(&self.line);
+    }
+
+    /// The receipt written since the last [`header`](NaivePieces::header).
+    pub fn receipt(&self) -> &str {
+        &self.receipt
+    }
 }
 
 #[cfg(test)]
@@ -363,6 +452,28 @@ mod tests {
         }
         for total in [0, 36000, u64::MAX] {
             assert_eq!(rendered(|o| total_line(o, total)), total_line_naive(total));
+        }
+        // The kept `String`s, written over in turn: a long receipt, then shorter ones.
+        let mut kept = NaivePieces::default();
+        for (id, item, qty, price) in [
+            (
+                u64::MAX,
+                "a very long item name indeed, wider than twenty",
+                123456,
+                99,
+            ),
+            (1042, "ต้มยำกุ้ง", 2, 18000),
+            (1, "x", 1, 0),
+        ] {
+            let total = qty * price;
+            let naive = header_naive(id)
+                + &item_line_naive(item, qty, price, total).repeat(2)
+                + &total_line_naive(2 * total);
+            kept.header(id);
+            kept.item_line(item, qty, price, total);
+            kept.item_line(item, qty, price, total);
+            kept.total_line(2 * total);
+            assert_eq!(kept.receipt(), naive);
         }
         assert_eq!(
             rendered(|o| header(o, u64::MAX)),

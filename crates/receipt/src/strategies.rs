@@ -1,6 +1,7 @@
-//! The five strategies: where each one keeps the open order and builds its receipt. The order
+//! The six strategies: where each one keeps the open order and builds its receipt. The order
 //! logic, the line reader and the renderer are shared (`engine`, `input`, `render`); what
-//! differs is only where the bytes live.
+//! differs is only where the bytes live — and, for `naive` and `naive-reuse`, how a line is
+//! read and its receipt written: the newcomer's way, which the other four do not share.
 
 use bumpalo::Bump;
 use pool::{BufferPool, Rented};
@@ -9,7 +10,7 @@ use smallvec::SmallVec;
 use crate::Order;
 use crate::engine::{Hold, Output};
 use crate::line::{self, LineError, Numbers};
-use crate::render::{self, ByteSink, Line};
+use crate::render::{self, ByteSink, Line, NaivePieces};
 use crate::scan::{self, Accepted, Depth, Never, NoScan};
 
 /// The fast scanner at full depth.
@@ -66,12 +67,98 @@ impl Hold for Naive {
     }
 
     fn finish(order: &mut Naive, summary: Order, out: &mut Output<'_>) {
-        let mut receipt = format!("Order {}\n", summary.id);
+        let mut receipt = render::header_naive(summary.id);
         for (item, n) in order.lines.drain(..) {
             receipt += &render::item_line_naive(&item, n.qty, n.unit_price, n.line_total);
         }
         receipt += &render::total_line_naive(summary.total);
         out.put(receipt.as_bytes());
+    }
+}
+
+/// The newcomer's program with its buffers kept: [`Naive`]'s reading and formatting, line for
+/// line — the split into a `String` per field, the reference checker on those `String`s, the
+/// order kept as item names and numbers, each receipt line formatted in the same formats — but
+/// every `String` is kept from line to line and cleared before it is written again (`write!`
+/// instead of `format!`), so what it does not do that `naive` does is allocate. The item field
+/// is split straight into the order's next line, so it is copied once, as `naive` copies it
+/// once (into a new `String`, which it then moves into the order).
+#[derive(Debug, Default)]
+pub(crate) struct NaiveReuse {
+    /// The fields of the line being read but its item, in order; a line of more fields than any
+    /// before adds `String`s.
+    fields: Vec<String>,
+    /// The open order's lines are the first `open`; the rest are kept for their `String`s.
+    lines: Vec<(String, Numbers)>,
+    open: usize,
+    pieces: NaivePieces,
+}
+
+impl Hold for NaiveReuse {
+    type Order<'h> = &'h mut NaiveReuse;
+    /// Read as `naive` reads: no fast scanner, so no line arrives scanned.
+    type Scanner = NoScan;
+
+    fn open(&mut self, _: &mut Output<'_>, _: u64) -> &mut NaiveReuse {
+        self.open = 0;
+        self
+    }
+
+    fn add(_: &mut &mut NaiveReuse, _: &Line<'_>, accepted: Never, _: &mut Output<'_>) {
+        match accepted {}
+    }
+
+    fn add_text(order: &mut &mut NaiveReuse, text: &str, _: &mut Output<'_>) -> Checked {
+        let NaiveReuse {
+            fields,
+            lines,
+            open,
+            ..
+        } = &mut **order;
+        if *open == lines.len() {
+            lines.push((String::new(), Numbers::default()));
+        }
+        let (item, kept) = &mut lines[*open];
+        let mut found = 0;
+        for field in text.split('|') {
+            // Field 1 is the item; the others are `fields[0]`, `fields[1]`, … in order, so a
+            // field not kept yet is the next one to push.
+            let into = match found {
+                1 => Some(&mut *item),
+                0 => fields.get_mut(0),
+                n => fields.get_mut(n - 1),
+            };
+            match into {
+                Some(into) => {
+                    into.clear();
+                    into.push_str(field);
+                }
+                None => fields.push(String::from(field)),
+            }
+            found += 1;
+        }
+        if found != 4 {
+            return Err(LineError::FieldCount(found));
+        }
+        *kept = line::check_fields(&fields[0], item, &fields[1], &fields[2])?;
+        *open += 1;
+        Ok(*kept)
+    }
+
+    fn finish(order: &mut NaiveReuse, summary: Order, out: &mut Output<'_>) {
+        let NaiveReuse {
+            lines,
+            open,
+            pieces,
+            ..
+        } = order;
+        pieces.header(summary.id);
+        for (item, n) in &lines[..*open] {
+            pieces.item_line(item, n.qty, n.unit_price, n.line_total);
+        }
+        pieces.total_line(summary.total);
+        *open = 0;
+        out.put(pieces.receipt().as_bytes());
     }
 }
 

@@ -296,7 +296,7 @@ fn the_summary_says_1_line_and_1_receipt_not_1_lines() {
 }
 
 /// R1: once warm, the four strategies that avoid allocating allocate nothing at all over a
-/// whole run, and `naive` allocates for every line.
+/// whole run, and `naive` allocates for every line (`naive-reuse`: its own test, below).
 #[test]
 fn streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm() {
     let lines = if cfg!(miri) { 60 } else { 100_000 };
@@ -315,6 +315,42 @@ fn streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm() {
         "the naive strategy allocates per line ({})",
         stats.allocs
     );
+}
+
+/// R1: `naive-reuse`, `naive`'s program with its `String`s kept, allocates nothing once warm:
+/// what `naive` allocates per line is all in the `String`s it makes anew, none in its parser.
+/// An order longer than any before grows it once more; a line of more fields than any before
+/// does too.
+#[test]
+fn r1_naive_reuse_allocates_nothing_once_warm() {
+    let lines = if cfg!(miri) { 60 } else { 100_000 };
+    let input = generated(lines, 3);
+    let mut processor = Processor::new(Way::NaiveReuse);
+    let (_, first) = count(|| processor.run(&input, &mut sink(), &mut sink()).unwrap());
+    assert!(first.allocs > 0, "a new processor allocates its buffers");
+    let (_, warm) = count(|| processor.run(&input, &mut sink(), &mut sink()).unwrap());
+    assert_eq!(
+        (warm.allocs, warm.reallocs, warm.bytes_allocated),
+        (0, 0, 0)
+    );
+    let longer = "1|Pad Thai|1|100\n".repeat(40);
+    let (_, grown) = count(|| {
+        processor
+            .run(longer.as_bytes(), &mut sink(), &mut sink())
+            .unwrap()
+    });
+    assert!(grown.allocs + grown.reallocs > 0, "{grown:?}");
+    let (_, again) = count(|| {
+        processor
+            .run(longer.as_bytes(), &mut sink(), &mut sink())
+            .unwrap()
+    });
+    assert_eq!(again.bytes_allocated, 0);
+    let fields = b"1|a|b|c|d|e|f\n";
+    let (_, more) = count(|| processor.run(fields, &mut sink(), &mut sink()).unwrap());
+    assert!(more.allocs > 0, "{more:?}");
+    let (_, same) = count(|| processor.run(fields, &mut sink(), &mut sink()).unwrap());
+    assert_eq!(same.bytes_allocated, 0);
 }
 
 /// R1: the stack strategy does not touch the heap for an order that fits its inline buffer,

@@ -122,7 +122,7 @@ fn r3_bad_input(run: &Run) -> Vec<Table> {
     );
     row("a directory: `/`", shown(b""), piped(b"", &["/"]));
     closed_and_unwritable(&binary, &mut row);
-    table.note("Every input is piped to the real `receipt` binary (default strategy `streaming`); all five strategies print the same bytes and the same errors, at every chunk size (`strategies_agree_on_random_order_files`, `each_error_class_has_its_message_and_prints_nothing`). After the bad lines, standard error names each rejected order and its bad lines, and its last line accounts for every input line.");
+    table.note("Every input is piped to the real `receipt` binary (default strategy `streaming`); all six strategies print the same bytes and the same errors, at every chunk size (`strategies_agree_on_random_order_files`, `each_error_class_has_its_message_and_prints_nothing`). After the bad lines, standard error names each rejected order and its bad lines, and its last line accounts for every input line.");
     table.note("Control characters and bytes that are not UTF-8 are shown escaped in the input column (`\\u{1b}`, `\\xFF`); the command never prints them, and it escapes them the same way when it echoes an argument or a file name.");
     table.note("A closed output ends the run quietly, with the status of what was read until then: 0, or 1 once a line was rejected. Random bytes never make it panic, and every line is accounted for: `arbitrary_bytes_never_panic_and_every_line_is_accounted_for` (a proptest).");
     vec![table]

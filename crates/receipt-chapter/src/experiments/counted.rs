@@ -1,32 +1,21 @@
 //! R1: what a whole run allocates, counted exactly — once the processor is warm, beside the
-//! seed's one buffer per line (R1, R1-allocs), and with a new processor per run (R1-new).
+//! seed's one buffer per line (R1, R1-allocs), with a new processor per run (R1-new), and per
+//! line, for every strategy (R1-per-line).
 
-use std::hint::black_box;
-use std::io::sink;
-
+use lab::fmt::thousands;
 use lab::report::{Function, Run};
 use lab::table::Columns;
-use lab::{AllocStats, Cell, Kind, Table, count};
+use lab::{Cell, Kind, Table};
 use receipt::generate::generated;
-use receipt::{Processor, STRATEGIES, Strategy};
+use receipt::{STRATEGIES, Strategy};
 
-use super::SEED_ITALIC;
-use crate::workloads::fresh_pooled;
+use super::{SEED_ITALIC, STRATEGY_COLUMNS};
+use crate::workloads::{R1_SEED, Runs, count_runs, prepare_thread_for_counts};
 
 pub(super) const R1: Function = lab::function!(r1_bytes_per_run);
 
 /// The input sizes of R1, as in the seed's table: 1 to 1,000,000 lines.
 const R1_LINES: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
-
-/// The seed of R1's generated input.
-const R1_SEED: u64 = 2026;
-
-/// What one strategy allocated on one input: its first run, with a new processor, and the same
-/// processor's next run.
-struct Runs {
-    new: AllocStats,
-    warm: AllocStats,
-}
 
 /// One input size and what each strategy allocated, in [`STRATEGIES`] order.
 struct Counted {
@@ -34,12 +23,10 @@ struct Counted {
     runs: Vec<Runs>,
 }
 
-/// A new processor for `strategy`, as a command would make one: the pooled one with a pool of
-/// its own, so that it starts cold on every row whatever ran before.
-fn new_processor(strategy: Strategy) -> Processor {
-    match strategy {
-        Strategy::Pooled => fresh_pooled(),
-        other => Processor::new(other),
+impl Counted {
+    fn of(&self, strategy: Strategy) -> &Runs {
+        let idx = STRATEGIES.iter().position(|&s| s == strategy);
+        &self.runs[idx.expect("every strategy is in STRATEGIES")]
     }
 }
 
@@ -47,15 +34,7 @@ fn counted(lines: u64) -> Counted {
     let input = generated(lines, R1_SEED);
     let runs = STRATEGIES
         .iter()
-        .map(|&strategy| {
-            let (mut processor, new) = count(|| {
-                let mut processor = new_processor(strategy);
-                drop(processor.run(black_box(&input), &mut sink(), &mut sink()));
-                processor
-            });
-            let (_, warm) = count(|| processor.run(black_box(&input), &mut sink(), &mut sink()));
-            Runs { new, warm }
-        })
+        .map(|&strategy| count_runs(strategy, &input))
         .collect();
     Counted { lines, runs }
 }
@@ -63,21 +42,44 @@ fn counted(lines: u64) -> Counted {
 /// The seed's bytes for N lines: `new byte[128]` per line is 152 bytes with its header.
 const SEED_BYTES_PER_LINE: u64 = 152;
 
-/// A column per strategy, after "N lines".
+/// A column per strategy of [`STRATEGY_COLUMNS`], after "N lines".
 fn by_strategy<'a>(stat: fn(&Runs) -> Cell) -> Columns<'a, Counted> {
     let mut columns = Columns::new().col("N lines", |r: &Counted| Cell::Count(r.lines));
-    for (idx, strategy) in STRATEGIES.iter().enumerate() {
+    for strategy in STRATEGY_COLUMNS {
         columns = columns.col(format!("`{strategy}`"), move |r: &Counted| {
-            stat(&r.runs[idx])
+            stat(r.of(strategy))
         });
     }
     columns
 }
 
+/// `total / lines` exactly, for `lines` a power of ten: as many decimals as `lines` has zeros,
+/// trailing zeros dropped (`10.000173`, `0`), and `unit` after it.
+fn per_line(total: u64, lines: u64, unit: &str) -> Cell {
+    let decimals = lines.ilog10();
+    assert_eq!(
+        10u64.pow(decimals),
+        lines,
+        "per line is exact for a power of ten"
+    );
+    let (whole, fraction) = (total / lines, total % lines);
+    let mut text = thousands(whole);
+    if fraction > 0 {
+        let digits = format!("{fraction:0width$}", width = decimals as usize);
+        text = format!("{text}.{}", digits.trim_end_matches('0'));
+    }
+    Cell::text(format!("{text}{unit}"))
+}
+
+/// One strategy's row of R1-per-line: its runs on R1's last row.
+struct PerLine<'a> {
+    strategy: Strategy,
+    lines: u64,
+    runs: &'a Runs,
+}
+
 fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
-    // The first pool a thread uses sets up the thread's list of pool caches, once per thread:
-    // done here, so that the first row counts what every other row counts.
-    drop(fresh_pooled().run(b"1|a|1|1\n", &mut sink(), &mut sink()));
+    prepare_thread_for_counts();
     let rows: Vec<Counted> = R1_LINES.iter().map(|&n| counted(n)).collect();
     let seed = |bytes: u64| Cell::Seed(Cell::Bytes(bytes).render());
     let mut warm = run.own(
@@ -95,7 +97,7 @@ fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
             )
             .table("R1", Kind::Count, "", &rows),
     );
-    warm.note("Every byte the run asked the allocator for (a reallocation counts its growth), counted by `lab::CountingAlloc` on the experiment's thread; the input is generated before counting starts (`receipt gen`, seed 2026), the receipts go to `std::io::sink()`.");
+    warm.note(format!("Every byte the run asked the allocator for (a reallocation counts its growth), counted by `lab::CountingAlloc` on the experiment's thread; the input is generated before counting starts (`receipt gen`, seed {R1_SEED}), the receipts go to `std::io::sink()`."));
     warm.note("Each strategy's processor ran once over the same N lines before this count, so its buffers, its pool and its arena are warm, as the seed's pool was: the seed's columns are its loop over one 128-byte buffer per order line, rented from the warm `ArrayPool<byte>.Shared` or on the stack, not a receipt pipeline.");
     warm.note(SEED_ITALIC);
     let mut allocs = by_strategy(|r| Cell::Count(r.warm.allocs)).table(
@@ -114,5 +116,53 @@ fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
     new.note("The first run of each processor of R1, the processor created inside the count: the pooled one rents from a pool of its own (`workloads::fresh_pooled`), so no row inherits a warm pool from the row before it. The same bytes as R1 plus what the processor allocates once: its output buffer, the start of a line cut by a chunk's end, the item-name cache, the pool's bucket table and first buffers, the arena's first chunk.");
     new.note("The seed measured a cold pool too: the first read of `ArrayPool<Q1>.Shared` allocated *608 B* and its first `Rent(128)` *184 B*, once; every later `Rent(128)`, *0 B*.");
     new.note(SEED_ITALIC);
-    vec![warm, allocs, new]
+    let last = rows.last().expect("R1 has rows");
+    vec![warm, allocs, new, per_line_table(last)]
+}
+
+fn per_line_table(last: &Counted) -> Table {
+    let per_line_rows: Vec<PerLine<'_>> = STRATEGIES
+        .iter()
+        .map(|&strategy| PerLine {
+            strategy,
+            lines: last.lines,
+            runs: last.of(strategy),
+        })
+        .collect();
+    let mut table = Columns::new()
+        .col("strategy", |r: &PerLine<'_>| {
+            Cell::text(format!("`{}`", r.strategy))
+        })
+        .col("allocations per line", |r: &PerLine<'_>| {
+            per_line(r.runs.warm.allocs, r.lines, "")
+        })
+        .col("reallocations per line", |r: &PerLine<'_>| {
+            per_line(r.runs.warm.reallocs, r.lines, "")
+        })
+        .col("bytes per line", |r: &PerLine<'_>| {
+            per_line(r.runs.warm.bytes_allocated, r.lines, " B")
+        })
+        .col(
+            "once per processor (R1-new less R1)",
+            |r: &PerLine<'_>| {
+                Cell::Bytes(
+                    r.runs
+                        .new
+                        .bytes_allocated
+                        .saturating_sub(r.runs.warm.bytes_allocated),
+                )
+            },
+        )
+        .table(
+            "R1-per-line",
+            Kind::Count,
+            &format!(
+                "What every strategy allocates per line once warm, and once per processor (R1's runs of {} lines)",
+                thousands(last.lines)
+            ),
+            &per_line_rows,
+        );
+    table.note(format!("The warm runs of R1's last row, divided by its {} lines: exact, not rounded. Allocations are calls to `alloc`, reallocations calls to `realloc` (a `String` or a `Vec` that grows), and the bytes count a reallocation's growth, as in R1. The last column is the first run's bytes (R1-new) less the warm run's (R1): what a new processor allocates once and keeps.", thousands(last.lines)));
+    table.note("`naive-reuse` is `naive`'s program, its parser and its formats, with every `String` it writes kept and cleared instead of made anew (`write!` instead of `format!`); it is not in R1's columns, only here and in R2's timings, which it splits: `naive` against `naive-reuse` is what allocating costs, `naive-reuse` against `streaming` what the parser and formatting cost.");
+    table
 }

@@ -1,7 +1,7 @@
 //! Chapter 5's experiments (R1–R5, X1-receipt), run by `receipt-experiments` (the system
 //! allocator) and `receipt-experiments-mimalloc` under `cargo xtask report`.
 //!
-//! One file per topic: `counted.rs` (R1: bytes and allocations per run), `throughput.rs` (R2
+//! One file per topic: `counted.rs` (R1: bytes and allocations per run and per line), `throughput.rs` (R2
 //! per chunk, the whole command's instructions, X1-receipt), `bad_input.rs` (R3, the real
 //! binary), `memory.rs` (R4, the real binary's peak memory) and `stages.rs` (R5: where a line's
 //! time goes). Running the `receipt` binary as a child is [`crate::child`]'s work; finding it and
@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use lab::Kind;
 use lab::report::{Chapter, Experiment, Source};
+use receipt::Strategy;
 
 mod bad_input;
 mod counted;
@@ -41,6 +42,12 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/tests/receipt.rs::r1_the_stack_strategy_spills_only_orders_longer_than_its_inline_buffer",
             "crates/receipt/tests/receipt.rs::r1_the_naive_strategy_never_allocates_the_item_cache",
             "crates/receipt/tests/receipt.rs::the_arena_is_reset_for_every_order_and_its_memory_reused",
+            "crates/receipt/tests/receipt.rs::r1_naive_reuse_allocates_nothing_once_warm",
+            "crates/receipt-chapter/tests/published.rs::r1_published_four_strategies_allocate_nothing_once_warm_and_naive_more_than_the_seed",
+            "crates/receipt-chapter/tests/published.rs::r1_allocs_published_naive_allocates_for_every_line",
+            "crates/receipt-chapter/tests/published.rs::r1_new_published_one_offs_stop_growing_once_the_output_buffer_is_full",
+            "crates/receipt-chapter/tests/published.rs::r1_per_line_published_naive_reuse_allocates_nothing_once_warm",
+            "crates/receipt-chapter/tests/published.rs::r1_the_test_profile_counts_what_the_release_binary_published",
         ],
         allocator_sensitive: false,
         needs: &[],
@@ -104,10 +111,22 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/tests/command.rs::a_closed_output_pipe_ends_the_run_quietly_with_status_0",
             "crates/receipt/tests/command.rs::r3_a_closed_output_after_a_rejected_line_exits_1",
             "crates/receipt/tests/command.rs::r3_an_output_that_cannot_be_written_exits_2_and_says_why",
+            "crates/receipt-chapter/tests/published.rs::r3_published_every_bad_input_class_prints_no_receipt_and_exits_1",
         ],
         allocator_sensitive: false,
         needs: &[],
     },
+];
+
+/// The strategies of the tables with a column per strategy (R1, R1-allocs, R1-new, R4): every
+/// strategy but `naive-reuse`, the control that parts what `naive` pays for allocating from what
+/// it pays for its parser, which R1-per-line counts and R2 and X1-receipt time among the rows.
+const STRATEGY_COLUMNS: [Strategy; 5] = [
+    Strategy::Naive,
+    Strategy::Pooled,
+    Strategy::Stack,
+    Strategy::Arena,
+    Strategy::Streaming,
 ];
 
 /// The line under every table that shows seed figures.
