@@ -129,9 +129,9 @@ impl Run {
         sizes
             .iter()
             .map(|&size| {
-                let m = time(size);
-                self.keep(size, &m);
-                crate::timing::BySize { size, m }
+                let measured = time(size);
+                self.keep(size, &measured);
+                crate::timing::BySize { size, measured }
             })
             .collect()
     }
@@ -153,7 +153,7 @@ impl Run {
                 .filter(|(id, _, _)| *id == experiment)
                 .map(|(_, size, m)| crate::timing::BySize {
                     size: *size,
-                    m: m.clone(),
+                    measured: m.clone(),
                 })
                 .collect()
         });
@@ -166,7 +166,7 @@ impl Run {
     /// # Panics
     /// As [`Run::kept`].
     pub fn kept_one(&self, experiment: &str) -> crate::timing::Measured {
-        self.kept(experiment).swap_remove(0).m
+        self.kept(experiment).swap_remove(0).measured
     }
 
     /// The timing configuration for this run's settings.

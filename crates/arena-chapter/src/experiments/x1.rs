@@ -24,7 +24,7 @@ fn x1_arena(run: &Run) -> Vec<Table> {
         a1_runs
             .iter()
             .find(|kept| kept.size == label)
-            .map(|kept| kept.m.clone())
+            .map(|kept| kept.measured.clone())
             .unwrap_or_else(|| panic!("A1 keeps its run {label}"))
     };
     // A1 keeps its round of twelve as 0 and A1-reuse's pair with a fresh `Vec` as 1.

@@ -12,7 +12,7 @@ pub struct BySize {
     /// The size (items, bytes: the caller's unit).
     pub size: usize,
     /// The run at that size.
-    pub m: Measured,
+    pub measured: Measured,
 }
 
 impl BySize {
@@ -20,9 +20,9 @@ impl BySize {
     pub fn under(runs: &[BySize], allocator: Allocator) -> Option<Vec<BySize>> {
         runs.iter()
             .map(|s| {
-                s.m.under(allocator).map(|m| BySize {
+                s.measured.under(allocator).map(|m| BySize {
                     size: s.size,
-                    m: m.clone(),
+                    measured: m.clone(),
                 })
             })
             .collect()
@@ -31,7 +31,7 @@ impl BySize {
     /// In process `p`: whether `a` was resolvably faster than `b`, size by size.
     pub fn outcomes(runs: &[&BySize], p: usize, a: &str, b: &str) -> Vec<(usize, Option<bool>)> {
         runs.iter()
-            .map(|s| (s.size, s.m.processes[p].faster(a, b)))
+            .map(|s| (s.size, s.measured.processes[p].faster(a, b)))
             .collect()
     }
 
@@ -72,7 +72,7 @@ impl BySize {
         b: &str,
         rule: impl Fn(&[(usize, Option<bool>)]) -> String,
     ) -> Claim {
-        agree(runs[0].m.process_count(), |p| {
+        agree(runs[0].measured.process_count(), |p| {
             Some(rule(&Self::outcomes(runs, p, a, b)))
         })
     }

@@ -98,19 +98,19 @@ fn columns<'a>() -> Columns<'a, BySize> {
     Columns::new()
         .col("n bytes", |s: &BySize| Cell::count(s.size))
         .col("reused `Vec`", |s: &BySize| {
-            s.m.expect(REUSED).median_cell()
+            s.measured.expect(REUSED).median_cell()
         })
         .col("fresh, unzeroed", |s: &BySize| {
-            s.m.expect(UNZEROED).median_cell()
+            s.measured.expect(UNZEROED).median_cell()
         })
         .col("fresh, zeroed (`vec!`)", |s: &BySize| {
-            s.m.expect(FRESH).median_cell()
+            s.measured.expect(FRESH).median_cell()
         })
         .col("`pool::shared()`", |s: &BySize| {
-            s.m.expect(SHARED).median_cell()
+            s.measured.expect(SHARED).median_cell()
         })
         .col("shared pool / unzeroed", |s: &BySize| {
-            s.m.ratio_cell(SHARED, UNZEROED)
+            s.measured.ratio_cell(SHARED, UNZEROED)
         })
 }
 
@@ -119,7 +119,7 @@ fn columns<'a>() -> Columns<'a, BySize> {
 fn noise_note(runs: &[BySize]) -> String {
     let worst = |f: fn(&Measured) -> f64| {
         runs.iter()
-            .map(|s| (f(&s.m), s.size))
+            .map(|s| (f(&s.measured), s.size))
             .fold((0.0f64, 0), |a, b| if b.0 > a.0 { b } else { a })
     };
     let (twin, twin_at) = worst(Measured::worst_twin_pct);
@@ -128,7 +128,7 @@ fn noise_note(runs: &[BySize]) -> String {
         Cell::Percent(twin).render(),
         bytes_label(twin_at)
     );
-    if runs[0].m.process_count() > 1 {
+    if runs[0].measured.process_count() > 1 {
         let (spread, spread_at) = worst(Measured::worst_spread_pct);
         note.push_str(&format!(
             ", the largest spread between processes {} (at {})",
@@ -144,7 +144,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
     let runs = run.time_by_size(&P10_SIZES, |size| time_size(run, size));
     let mimalloc = BySize::under(&runs, Allocator::Mimalloc);
     let mut table = run.own(columns().table("P10", Kind::Time, "", &runs));
-    table.note(runs[0].m.protocol_note());
+    table.note(runs[0].measured.protocol_note());
     table.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): one reused `Vec`, a fresh unzeroed buffer, a fresh zeroed one, the shared pool, a pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) and a floor that touches an existing buffer of that size, each with its twin. Every buffer gets the same touch: write the first and last byte, read them back. Both pools are warm. No instruction counts: P10-hit counts the 8 KiB case.");
     table.note(BASELINES);
     table.note("The zeroed column is what seed 003 timed (.NET zeroes every new array). A warm rent zeroes nothing, so a ratio of the pool to `vec![0u8; n]` counts `calloc`'s zeroing and page faults as the pool's gain; the ratio column is taken against the unzeroed buffer, and X1-pool gives both.");
@@ -206,7 +206,7 @@ fn p10_mimalloc(mimalloc: Option<&[BySize]>) -> Table {
     let mut table = match mimalloc {
         Some(mm) => {
             let mut table = columns().table("P10-mimalloc", Kind::Time, title, mm);
-            table.note(mm[0].m.protocol_note());
+            table.note(mm[0].measured.protocol_note());
             table.note(noise_note(mm));
             table
         }
@@ -251,7 +251,7 @@ fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
         name: name.to_owned(),
         points: runs
             .iter()
-            .map(|s| (s.size as f64, s.m.expect(method).median_ns()))
+            .map(|s| (s.size as f64, s.measured.expect(method).median_ns()))
             .collect(),
     };
     let mut lines = vec![
@@ -298,10 +298,18 @@ fn p10_seed(runs: &[BySize]) -> Table {
         .col("n bytes", |(s, _): &Row<'_>| Cell::count(s.size))
         .col(
             "faster here, under glibc: the shared pool or a fresh, zeroed buffer?",
-            |(s, _): &Row<'_>| Cell::Claim(s.m.faster_of(SHARED, "the pool", FRESH, "allocation")),
+            |(s, _): &Row<'_>| {
+                Cell::Claim(
+                    s.measured
+                        .faster_of(SHARED, "the pool", FRESH, "allocation"),
+                )
+            },
         )
         .col("… or a fresh, unzeroed one?", |(s, _): &Row<'_>| {
-            Cell::Claim(s.m.faster_of(SHARED, "the pool", UNZEROED, "allocation"))
+            Cell::Claim(
+                s.measured
+                    .faster_of(SHARED, "the pool", UNZEROED, "allocation"),
+            )
         })
         .col("seed: allocate", |(_, seed): &Row<'_>| {
             Cell::Seed(seed.allocate.into())
@@ -318,7 +326,7 @@ fn p10_seed(runs: &[BySize]) -> Table {
             "Seed 003's question at its own sizes: the pool or a fresh allocation?",
             &rows,
         );
-    table.note(runs[0].m.protocol_note());
+    table.note(runs[0].measured.protocol_note());
     table.note("Each verdict here is reached in every process of P10's run at that size, or the cell says the processes did not agree. The seed's allocation is `new byte[n]`, which .NET zeroes, so the like-for-like column is the zeroed one; the unzeroed one is the comparison a Rust programmer can make, where every byte read is written first. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
     table.note("*Italic*: seed `003`'s figures (machine under *Sources*).");
     table

@@ -73,13 +73,13 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     let mut rows = vec![
         Technique {
             label: "the shared pool vs a fresh, unzeroed `Vec::with_capacity(64)`, 64 B (P9-time)",
-            run: &runs.p9.m,
+            run: &runs.p9.measured,
             technique: SMALL_POOL,
             baseline: SMALL_UNZEROED_HEAP,
         },
         Technique {
             label: "the shared pool vs a fresh, zeroed `vec![0u8; 64]`, 64 B (P9-time)",
-            run: &runs.p9.m,
+            run: &runs.p9.measured,
             technique: SMALL_POOL,
             baseline: SMALL_FRESH,
         },
@@ -87,48 +87,48 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     for (s, (unzeroed, zeroed)) in runs.p10.iter().zip(&labels) {
         rows.push(Technique {
             label: unzeroed,
-            run: &s.m,
+            run: &s.measured,
             technique: SHARED,
             baseline: UNZEROED,
         });
         rows.push(Technique {
             label: zeroed,
-            run: &s.m,
+            run: &s.measured,
             technique: SHARED,
             baseline: FRESH,
         });
     }
     rows.push(Technique {
         label: "the hit path at 8 KiB, the pool taken once, vs a fresh, unzeroed `Vec::with_capacity(8192)` (P10-hit)",
-        run: &runs.hit.m,
+        run: &runs.hit.measured,
         technique: HIT_POOL,
         baseline: HIT_UNZEROED_HEAP,
     });
     rows.push(Technique {
         label: "the hit path at 8 KiB, the pool taken once, vs a fresh, zeroed `vec![0u8; 8192]` (P10-hit)",
-        run: &runs.hit.m,
+        run: &runs.hit.measured,
         technique: HIT_POOL,
         baseline: HIT_FRESH,
     });
     rows.push(Technique {
         label: &contended,
-        run: &runs.most_threads().m,
+        run: &runs.most_threads().measured,
         technique: Source::SharedPool.label(),
         baseline: Source::FreshVec.label(),
     });
     let mut table = run.own(allocator_table("X1-pool", "", &rows));
     table.note("Each row compares two methods of one timing run, in the same processes: P9-time's, each size of P10's, P10-hit's and P12's with the most threads. Under mimalloc only the fresh buffers change allocator: a hit of the pool never calls one.");
     table.note("Each size is compared twice: with a fresh, unzeroed `Vec::with_capacity(n)`, written before it is read (the allocation alone, the fair comparison), and with a fresh `vec![0u8; n]`, which asks `calloc` for zeroed memory, so its ratio counts the zeroing of n bytes, or the page faults of fresh pages, as the pool's gain. P12 times only the zeroed buffer. One reused `Vec` calls no allocator, so it is not here: P10, P10-hit and P13 set it against the pool.");
-    table.note(format!("P9-time: {}", runs.p9.m.protocol_note()));
+    table.note(format!("P9-time: {}", runs.p9.measured.protocol_note()));
     table.note(format!(
         "P10, first size: {}",
-        runs.p10[0].m.protocol_note()
+        runs.p10[0].measured.protocol_note()
     ));
-    table.note(format!("P10-hit: {}", runs.hit.m.protocol_note()));
+    table.note(format!("P10-hit: {}", runs.hit.measured.protocol_note()));
     table.note(format!(
         "P12, {} threads: {}",
         runs.most_threads().size,
-        runs.most_threads().m.protocol_note()
+        runs.most_threads().measured.protocol_note()
     ));
     if let Some(mm) = BySize::under(&runs.p10, Allocator::Mimalloc) {
         let all: Vec<&BySize> = mm.iter().collect();
@@ -151,9 +151,9 @@ fn x1_pool(run: &Run) -> Vec<Table> {
 /// What process `p` of every run found, as the decision rules read it.
 fn findings(runs: &Runs, p: usize) -> Findings {
     let by_size: Vec<&BySize> = runs.p10.iter().collect();
-    let hit = &runs.hit.m.processes[p];
-    let small = &runs.p9.m.processes[p];
-    let contended = &runs.most_threads().m.processes[p];
+    let hit = &runs.hit.measured.processes[p];
+    let small = &runs.p9.measured.processes[p];
+    let contended = &runs.most_threads().measured.processes[p];
     let shared = Source::SharedPool.label();
     let sizes_where =
         |a: &str, b: &str| lab::verdicts::sizes_where(&BySize::outcomes(&by_size, p, a, b));
@@ -161,7 +161,7 @@ fn findings(runs: &Runs, p: usize) -> Findings {
         sizes: by_size.iter().map(|s| s.size).collect(),
         reused_beats_pool_at: sizes_where(REUSED, SHARED),
         reused_beats_hit: hit.faster(HIT_REUSED, HIT_POOL),
-        reused_fastest_in_p13: reused_is_fastest(&runs.p13.m.processes[p], HIT_BYTES),
+        reused_fastest_in_p13: reused_is_fastest(&runs.p13.measured.processes[p], HIT_BYTES),
         pool_beats_unzeroed_at: sizes_where(SHARED, UNZEROED),
         unzeroed_beats_pool_at: sizes_where(UNZEROED, SHARED),
         pool_beats_zeroed_from: lab::verdicts::crossover(&BySize::outcomes(
@@ -173,7 +173,10 @@ fn findings(runs: &Runs, p: usize) -> Findings {
         small_pool_beats_unzeroed: small.faster(SMALL_POOL, SMALL_UNZEROED_HEAP),
         contended_pool_beats_fresh: contended.faster(shared, Source::FreshVec.label()),
         contended_pool_beats_no_cache: contended.faster(shared, Source::NoThreadCache.label()),
-        no_pool_crate_beats_shared: Some(shared_is_fastest(&runs.p13.m.processes[p], HIT_BYTES)),
+        no_pool_crate_beats_shared: Some(shared_is_fastest(
+            &runs.p13.measured.processes[p],
+            HIT_BYTES,
+        )),
     }
 }
 
@@ -199,7 +202,7 @@ fn counts(runs: &Runs) -> Counts {
 fn p11_rules(run: &Run) -> Vec<Table> {
     let runs = Runs::kept(run);
     let counts = counts(&runs);
-    let k = runs.hit.m.process_count();
+    let k = runs.hit.measured.process_count();
     let per_process: Vec<_> = (0..k)
         .map(|p| rules(&findings(&runs, p), &counts, bytes_label))
         .collect();

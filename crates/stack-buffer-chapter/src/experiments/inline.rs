@@ -97,22 +97,24 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
     let mut table = run.own(
         Columns::new()
             .col("N items", |s: &BySize| Cell::count(s.size))
-            .col(LARGE, |s: &BySize| s.m.expect(LARGE).median_cell())
-            .col(SMALL, |s: &BySize| s.m.expect(SMALL).median_cell())
-            .col(HYBRID, |s: &BySize| s.m.expect(HYBRID).median_cell())
+            .col(LARGE, |s: &BySize| s.measured.expect(LARGE).median_cell())
+            .col(SMALL, |s: &BySize| s.measured.expect(SMALL).median_cell())
+            .col(HYBRID, |s: &BySize| s.measured.expect(HYBRID).median_cell())
             .col("`SmallVec<[f64; 256]>` / hybrid", |s: &BySize| {
-                s.m.ratio_cell(LARGE, HYBRID)
+                s.measured.ratio_cell(LARGE, HYBRID)
             })
             .col("`SmallVec<[f64; 32]>` / hybrid", |s: &BySize| {
-                s.m.ratio_cell(SMALL, HYBRID)
+                s.measured.ratio_cell(SMALL, HYBRID)
             })
             .col("largest twin disagreement", |s: &BySize| {
-                s.m.worst_twin_cell()
+                s.measured.worst_twin_cell()
             })
-            .col("between processes", |s: &BySize| s.m.worst_spread_cell())
+            .col("between processes", |s: &BySize| {
+                s.measured.worst_spread_cell()
+            })
             .table("S12-time", Kind::Time, "", &runs),
     );
-    table.note(runs[0].m.protocol_note());
+    table.note(runs[0].measured.protocol_note());
     table.note("Every size is its own interleaved run (the line above is the first size's). The work is S1's touch of 2N values; the `SmallVec`s zero exactly 2N values, the hybrid's stack array all 256 up to 128 items. Each twin calls a second copy of the measured function. No instruction counts: a callgrind child per size, method and copy would add minutes. X1-stack compares the spilled sizes under mimalloc.");
     let inline: Vec<&BySize> = runs.iter().filter(|s| s.size <= MAX_STACK_ITEMS).collect();
     let spilled: Vec<&BySize> = runs.iter().filter(|s| s.size > MAX_STACK_ITEMS).collect();

@@ -130,7 +130,7 @@ fn s7_full_operation(run: &Run) -> Vec<Table> {
         .iter()
         .map(|&n| BySize {
             size: n,
-            m: time_size(run, n, &workloads::s7_order(n)),
+            measured: time_size(run, n, &workloads::s7_order(n)),
         })
         .collect();
     vec![copies_table(run, &sizes), dilution_table(&sizes)]
@@ -143,7 +143,7 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
         .collect();
     let medians = |(s, strategy): &(&BySize, Scratch)| -> Vec<f64> {
         (1..=COPIES)
-            .map(|c| s.m.expect(&copy(*strategy, c)).median_ns())
+            .map(|c| s.measured.expect(&copy(*strategy, c)).median_ns())
             .collect()
     };
     let mut columns = Columns::new()
@@ -154,13 +154,15 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
     for c in 1..=COPIES {
         columns = columns.col(
             format!("copy {c}"),
-            move |(s, strategy): &(&BySize, Scratch)| s.m.expect(&copy(*strategy, c)).median_cell(),
+            move |(s, strategy): &(&BySize, Scratch)| {
+                s.measured.expect(&copy(*strategy, c)).median_cell()
+            },
         );
     }
     let worst = |(s, strategy): &(&BySize, Scratch),
                  noise: &dyn Fn(&lab::timing::Method<'_>) -> f64| {
         (1..=COPIES)
-            .map(|c| noise(&s.m.expect(&copy(*strategy, c))))
+            .map(|c| noise(&s.measured.expect(&copy(*strategy, c))))
             .fold(0.0, f64::max)
     };
     let mut table = run.own(
@@ -176,7 +178,7 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
                 },
             )
             .col("between processes", move |row: &(&BySize, Scratch)| {
-                if row.0.m.process_count() > 1 {
+                if row.0.measured.process_count() > 1 {
                     Cell::Percent(worst(row, &|m| m.spread_pct()))
                 } else {
                     Cell::Empty
@@ -188,13 +190,13 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
                     if *strategy == Scratch::Heap {
                         Cell::Empty
                     } else {
-                        Cell::Claim(copies_ratio(&s.m, *strategy, Scratch::Heap))
+                        Cell::Claim(copies_ratio(&s.measured, *strategy, Scratch::Heap))
                     }
                 },
             )
             .table("S7", Kind::Time, "", &rows),
     );
-    table.note(sizes[0].m.protocol_note());
+    table.note(sizes[0].measured.protocol_note());
     table.note("Each order size is its own interleaved run (the line above is the first size's). Orders come from `generate_order(N, 42)`; boxes hold 40 kg. No instruction counts: 46 callgrind children per size would add minutes.");
     table.note("Each copy is a separate copy of the measured code: `pack_copy::<0>` to `pack_copy::<5>` are six instantiations of one function holding the strategy's buffer handling (the `Vec`, the pool's rent, the arrays, the `SmallVec`s), three methods and their three twins, each at its own address. All of them call the library's one packing body, as the seed's three copies called one consolidator. So the spread of the three is a noise figure of its own, as in the seed's third benchmark.");
     table.note("A ratio to Heap is the median of the three copies over the median of Heap's three, under the publish rule with each figure's noise the copy or twin farthest from its median: it must beat the spread of the copies as well as the twins'.");
@@ -203,20 +205,20 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
 }
 
 fn dilution_table(sizes: &[BySize]) -> Table {
-    let mimalloc = sizes[0].m.under(Allocator::Mimalloc).is_some();
+    let mimalloc = sizes[0].measured.under(Allocator::Mimalloc).is_some();
     let mut table = Columns::new()
         .col("N items", |s: &BySize| Cell::count(s.size))
         .col("Stack / Heap, the touch only", |s: &BySize| {
-            s.m.ratio_cell(TOUCH_STACK, TOUCH_HEAP)
+            s.measured.ratio_cell(TOUCH_STACK, TOUCH_HEAP)
         })
         .col("Stack / Heap, the whole operation", |s: &BySize| {
-            Cell::Claim(copies_ratio(&s.m, Scratch::Stack, Scratch::Heap))
+            Cell::Claim(copies_ratio(&s.measured, Scratch::Stack, Scratch::Heap))
         })
         .col("closer to 1×, beyond the copies' spread?", |s: &BySize| {
-            Cell::Claim(s.m.verdict(|p| yes_no(dilutes(p))))
+            Cell::Claim(s.measured.verdict(|p| yes_no(dilutes(p))))
         })
         .col("faster: Hybrid or Pool?", |s: &BySize| {
-            Cell::Claim(s.m.verdict(|p| {
+            Cell::Claim(s.measured.verdict(|p| {
                 copies_faster(p, Scratch::Hybrid, Scratch::Pool)
                     .map(|h| if h { "Hybrid" } else { "Pool" }.to_owned())
             }))
@@ -225,7 +227,7 @@ fn dilution_table(sizes: &[BySize]) -> Table {
             mimalloc,
             "Stack / Heap, the whole operation, under mimalloc",
             |s: &BySize| {
-                s.m.under(Allocator::Mimalloc).map_or(Cell::Empty, |mm| {
+                s.measured.under(Allocator::Mimalloc).map_or(Cell::Empty, |mm| {
                     Cell::Claim(copies_ratio(mm, Scratch::Stack, Scratch::Heap))
                 })
             },
@@ -236,14 +238,14 @@ fn dilution_table(sizes: &[BySize]) -> Table {
             "Does the gain dilute? Stack / Heap with the work reduced to a touch and for the whole operation, from S7's runs",
             sizes,
         );
-    table.note(sizes[0].m.protocol_note());
+    table.note(sizes[0].measured.protocol_note());
     table.note("The touch-only ratio is S1's workload at the same N, timed in the same run as the whole operation. *Closer to 1×* is a verdict: in every process, the whole operation's ratio must be closer to 1× than the touch's whichever copy and twin of each strategy is taken.");
     table.note("The seed: 0.42 with the work reduced to a touch, 0.90 with the whole operation (1.02 at its worst size); and its real hybrid tied with the pool at 32, 64 and 128 items, where its proxy, the bare literal cap, lost to the pool.");
     let per_size = |answer: &dyn Fn(&Measurements) -> Option<bool>| {
-        agree(sizes[0].m.process_count(), |p| {
+        agree(sizes[0].measured.process_count(), |p| {
             let outcomes: Vec<(usize, Option<bool>)> = sizes
                 .iter()
-                .map(|s| (s.size, answer(&s.m.processes[p])))
+                .map(|s| (s.size, answer(&s.measured.processes[p])))
                 .collect();
             Some(describe_sizes(
                 &sizes_where(&outcomes),

@@ -60,22 +60,26 @@ fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
 }
 
 fn s1_table(run: &Run, runs: &[BySize]) -> Table {
-    let mimalloc = runs[0].m.under(Allocator::Mimalloc).is_some();
+    let mimalloc = runs[0].measured.under(Allocator::Mimalloc).is_some();
     let stack = |s: &BySize, cell: &dyn Fn(&Measured) -> Cell| {
         if fits(s.size) {
-            cell(&s.m)
+            cell(&s.measured)
         } else {
             Cell::text("does not fit")
         }
     };
     let under_mimalloc = |s: &BySize, cell: &dyn Fn(&Measured) -> Cell| {
-        s.m.under(Allocator::Mimalloc).map_or(Cell::Empty, cell)
+        s.measured
+            .under(Allocator::Mimalloc)
+            .map_or(Cell::Empty, cell)
     };
     let mut s1 = run.own(
         Columns::new()
             .col("N items", |s: &BySize| Cell::count(s.size))
             .col("bytes (2N values)", |s: &BySize| Cell::bytes(16 * s.size))
-            .col("heap, zeroed", |s: &BySize| s.m.expect(HEAP).median_cell())
+            .col("heap, zeroed", |s: &BySize| {
+                s.measured.expect(HEAP).median_cell()
+            })
             .col("stack 2 KiB cap, zeroed", |s: &BySize| {
                 stack(s, &|m| m.expect(STACK).median_cell())
             })
@@ -83,10 +87,10 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
                 stack(s, &|m| m.expect(STACK_UNINIT).median_cell())
             })
             .col("pool, not zeroed", |s: &BySize| {
-                s.m.expect(POOL).median_cell()
+                s.measured.expect(POOL).median_cell()
             })
             .col("floor: the touch of an existing 2N buffer", |s: &BySize| {
-                s.m.floor().map_or(Cell::Empty, |f| f.median_cell())
+                s.measured.floor().map_or(Cell::Empty, |f| f.median_cell())
             })
             .col("zeroed cap / heap", |s: &BySize| {
                 stack(s, &|m| m.ratio_cell(STACK, HEAP))
@@ -100,12 +104,14 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
                 |s: &BySize| stack(s, &|_| under_mimalloc(s, &|m| m.ratio_cell(STACK, HEAP))),
             )
             .col("largest twin disagreement", |s: &BySize| {
-                s.m.worst_twin_cell()
+                s.measured.worst_twin_cell()
             })
-            .col("between processes", |s: &BySize| s.m.worst_spread_cell())
+            .col("between processes", |s: &BySize| {
+                s.measured.worst_spread_cell()
+            })
             .table("S1", Kind::Time, "", runs),
     );
-    s1.note(runs[0].m.protocol_note());
+    s1.note(runs[0].measured.protocol_note());
     s1.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): compare within a row; differences between rows also contain what changed between runs. No instruction counts: a callgrind child per size, method and copy would add minutes.");
     s1.note("Every method is a call of its own (`#[inline(never)]`) that reaches its buffer and calls the one touch (`touch_raw`, also a call of its own: write the first and last value, read them back); the floor is a call that does the same touch on an existing buffer of 2N values, so the floor counts the same two calls. Each twin runs a second copy of the measured function (`s1_heap::<1>` beside `s1_heap::<0>`).");
     s1.note("Both stack columns are a 2 KiB array whatever N is: stable Rust has no variable-size stack allocation, so the seed's `stackalloc double[2N]` has no counterpart; the fixed cap is the Rust pattern. The zeroed one writes 2 KiB of zeros on every call; the other is `[MaybeUninit<f64>; 256]`, the seed's `FixedCapOnlyNoInit` (a literal cap under `[SkipLocalsInit]`). The heap's `vec![0.0; 2N]` is a `calloc` of exactly 2N values. The pool is warm (its hit path) and hands back what its last user wrote: it zeroes nothing.");
@@ -128,7 +134,7 @@ fn s2_table(runs: &[BySize]) -> Table {
     };
     let faster =
         |a: &'static str, a_label: &'static str, b: &'static str, b_label: &'static str| {
-            move |s: &&BySize| Cell::Claim(s.m.faster_of(a, a_label, b, b_label))
+            move |s: &&BySize| Cell::Claim(s.measured.faster_of(a, a_label, b, b_label))
         };
     let mut s2 = Columns::new()
         .col("N items", |s: &&BySize| Cell::count(s.size))
@@ -163,7 +169,7 @@ fn s2_table(runs: &[BySize]) -> Table {
             "The fixed cap's crossovers, size by size, from S1's runs: which is faster in every process",
             &fitting,
         );
-    s2.note(runs[0].m.protocol_note());
+    s2.note(runs[0].measured.protocol_note());
     s2.note("Each cell is a verdict: a method is named when it was resolvably faster in every process (its difference beat both twins' disagreement and the absolute floor in that process). *Varies between runs (k of n)* means the processes did not agree: k reached the most common answer. That is the honest answer where the two are close, and the reason a single run's crossover is not a result.");
     s2.note("The cap here is a proxy for the production hybrid, as the seed's `FixedCapOnly` was: the array and the touch, without `Scratch::Hybrid`'s branch and pool fallback. S7 times the real `Hybrid` in the whole operation.");
     s2.note("The seed's cap is a literal-size `stackalloc` of 2 KiB, zeroed (`FixedCapOnly`) or under `[SkipLocalsInit]` (`FixedCapOnlyNoInit`, about 3 ns, faster than everything at all seven sizes), against `new double[2N]` and `ArrayPool`, one process, with a 29 % noise floor of its own.");

@@ -74,15 +74,15 @@ fn x1_stack(run: &Run) -> Vec<Table> {
         .iter()
         .map(|r| Technique {
             label: &r.label,
-            run: &runs[r.run].m,
+            run: &runs[r.run].measured,
             technique: &r.technique,
             baseline: &r.baseline,
         })
         .collect();
     let mut table = run.own(allocator_table("X1-stack", "", &techniques));
-    table.note(format!("S1: {}", s1[0].m.protocol_note()));
-    table.note(format!("S3: {}", s3[0].m.protocol_note()));
-    table.note(format!("S12-time: {}", s12[0].m.protocol_note()));
+    table.note(format!("S1: {}", s1[0].measured.protocol_note()));
+    table.note(format!("S3: {}", s3[0].measured.protocol_note()));
+    table.note(format!("S12-time: {}", s12[0].measured.protocol_note()));
     table.note("Each row compares two methods of one run, in the same processes; under mimalloc both ran in processes of `stack-buffer-experiments-mimalloc`. Only the heap side calls an allocator: the stack never does, and the pool's hit path does not either.");
     let pays = |range: std::ops::Range<usize>| {
         let chosen = &techniques[range];
