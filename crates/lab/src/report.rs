@@ -59,7 +59,7 @@ pub struct Experiment {
     /// The title of its table.
     pub title: &'static str,
     /// The function that runs it.
-    pub run: Function,
+    pub function: Function,
     /// The tests that pin its claims: `path/to/file.rs::test_name`, or a file of `compile_fail`
     /// doctests (`crates/pool/src/contract.rs`). `cargo xtask report` checks that each exists and
     /// names this experiment's ID.
@@ -223,7 +223,7 @@ impl ExperimentInfo {
             id: experiment.id.to_owned(),
             kind: experiment.kind,
             title: experiment.title.to_owned(),
-            code: experiment.run.path.to_owned(),
+            code: experiment.function.path.to_owned(),
             pinned_by: experiment
                 .pinned_by
                 .iter()
@@ -486,7 +486,7 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
         eprint!("  [{name}] {} ({:?}) … ", experiment.id, experiment.kind);
         let _ = std::io::stderr().flush();
         protocol::start_experiment(experiment.id);
-        let produced = (experiment.run.call)(&Run {
+        let produced = (experiment.function.call)(&Run {
             settings: args.settings,
             experiment,
         });

@@ -50,7 +50,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A1",
         kind: Kind::Time,
         title: "N = 200,000 nodes, twelve ways: the reused `Vec`, the seed's six, and five that explain them",
-        run: seed_table::A1,
+        function: seed_table::A1,
         pinned_by: &[
             test!(a1_every_way_creates_the_same_nodes),
             test!(a1_the_reused_vec_differs_from_the_fresh_reserved_one_by_one_allocation_and_one_free),
@@ -63,7 +63,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A1-counts",
         kind: Kind::Count,
         title: "N = 200,000 nodes, twelve ways: what the allocator saw",
-        run: seed_table::A1_COUNTS,
+        function: seed_table::A1_COUNTS,
         pinned_by: &[
             test!(a1_box_per_item_is_n_allocations_and_n_deallocations_plus_the_vec_of_pointers),
             test!(a1_bumpalo_lands_on_2_chunks_because_its_second_chunk_happens_to_fit_the_nodes),
@@ -84,7 +84,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A2",
         kind: Kind::Count,
         title: "Growth is geometric: pushes without reserving",
-        run: growth::A2,
+        function: growth::A2,
         pinned_by: &[
             test!(a2_200000_pushes_change_the_capacity_between_15_and_40_times_as_the_seeds_test_asks),
             test!(a2_200000_pushes_are_the_first_allocation_and_16_growths_to_262144_nodes),
@@ -99,7 +99,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A3",
         kind: Kind::Count,
         title: "Reserve once: one allocation, no growth",
-        run: growth::A3,
+        function: growth::A3,
         pinned_by: &[
             test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
             published!(a3_published_reserving_is_one_allocation_of_n_nodes),
@@ -111,7 +111,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A4",
         kind: Kind::Fact,
         title: "Same code, different allocator, different calls: 200,000 pushes without reserving",
-        run: growth::A4,
+        function: growth::A4,
         pinned_by: &[
             test!(a4_never_in_place_moves_every_growth),
             test!(a4_mimalloc_moves_every_growth_and_a_bump_extends_only_while_its_chunk_has_room),
@@ -124,7 +124,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A4-bump",
         kind: Kind::Count,
         title: "What growing a vector leaves in a `Bump`: 200,000 pushes onto a `bumpalo::collections::Vec`",
-        run: growth::A4_BUMP,
+        function: growth::A4_BUMP,
         pinned_by: &[
             test!(a4_bumpalo_grows_its_last_allocation_in_place_and_only_a_neighbour_or_a_full_chunk_leaves_garbage),
             published!(a4_bump_published_a_vector_grown_alone_leaves_no_garbage),
@@ -136,7 +136,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A5",
         kind: Kind::Fact,
         title: "One function, any allocator: what Rust offers compared with Zig's allocator parameter",
-        run: rust::A5,
+        function: rust::A5,
         pinned_by: &[
             "crates/arena/src/routes.rs",
             "crates/arena/src/routes.rs::a5_every_route_is_a_section_with_a_compiling_example",
@@ -150,7 +150,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A8",
         kind: Kind::Fact,
         title: "What Rust turns into compile errors",
-        run: rust::A8,
+        function: rust::A8,
         pinned_by: &[
             "crates/arena/src/contract.rs",
             "crates/arena/src/contract.rs::a8_every_rule_is_a_section_with_its_compile_fail_example_and_a_compiling_twin",
@@ -162,7 +162,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A6",
         kind: Kind::Time,
         title: "Churn: 10,000 objects live, 1,000,000 steps that each free one and create one",
-        run: churn::A6,
+        function: churn::A6,
         pinned_by: &[test!(a6_every_store_frees_and_creates_the_same_objects)],
         allocator_sensitive: true,
         needs: &[],
@@ -171,7 +171,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A6-bytes",
         kind: Kind::Count,
         title: "Churn: memory held, counted",
-        run: churn::A6_BYTES,
+        function: churn::A6_BYTES,
         pinned_by: &[
             test!(a6_under_churn_the_pool_holds_a_tenth_of_the_arena_or_less),
             published!(a6_bytes_published_the_pool_holds_a_tenth_of_the_arena_under_churn),
@@ -183,7 +183,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "A7",
         kind: Kind::Count,
         title: "Who runs destructors: 1,000 values with a counted `Drop`, then the arena dropped",
-        run: rust::A7,
+        function: rust::A7,
         pinned_by: &[
             test!(a7_bumpalo_runs_no_destructors_typed_arena_and_bumpalo_box_do),
             test!(a7_a_vec_inside_a_bump_runs_no_destructor_and_leaks_its_buffer),
@@ -196,7 +196,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "X1-arena",
         kind: Kind::Time,
         title: "The allocator as a variable: does each technique still pay under mimalloc, and does switching the allocator beat it?",
-        run: x1::X1,
+        function: x1::X1,
         pinned_by: &[],
         // It makes no timing run of its own: it reads A1's and A6's, which ran under every
         // allocator.

@@ -34,9 +34,9 @@ fn x1_arena(run: &Run) -> Vec<Table> {
 
 /// X1-arena, from A1's run, A1-reuse's pair with a fresh `Vec`, and A6's run.
 fn table(a1: &Measured, a1_reuse: &Measured, a6: &Measured) -> Table {
-    let instead_of = |run, technique, baseline, label| Technique {
+    let instead_of = |measured, technique, baseline, label| Technique {
         label,
-        run,
+        measured,
         technique,
         baseline,
     };

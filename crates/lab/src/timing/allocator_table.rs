@@ -11,7 +11,7 @@ pub struct Technique<'a> {
     /// The row's label (`the pool's hit path vs a fresh vec!, 8 KiB`).
     pub label: &'a str,
     /// The timing run that measured both.
-    pub run: &'a Measured,
+    pub measured: &'a Measured,
     /// The method that applies the technique.
     pub technique: &'a str,
     /// The method it replaces.
@@ -21,7 +21,7 @@ pub struct Technique<'a> {
 impl Technique<'_> {
     /// Under `allocator`: does the technique beat the baseline in every process there?
     fn pays(&self, allocator: Allocator) -> Claim {
-        match self.run.under(allocator) {
+        match self.measured.under(allocator) {
             Some(m) => m.verdict(|p| {
                 p.faster(self.technique, self.baseline)
                     .map(|yes| if yes { "yes" } else { "no" }.to_owned())
@@ -35,7 +35,7 @@ impl Technique<'_> {
 /// ratio (technique / baseline, below 1× when it pays) under each, and whether it still pays.
 pub fn allocator_table(id: &str, title: &str, rows: &[Technique<'_>]) -> Table {
     let ratio = |t: &Technique<'_>, allocator: Allocator| {
-        t.run
+        t.measured
             .under(allocator)
             .map_or(Cell::Empty, |m| m.ratio_cell(t.technique, t.baseline))
     };
@@ -53,7 +53,7 @@ pub fn allocator_table(id: &str, title: &str, rows: &[Technique<'_>]) -> Table {
             Cell::Claim(t.pays(Allocator::System))
         })
         .col("still pays under mimalloc?", |t: &Technique<'_>| {
-            if t.run.under(Allocator::Mimalloc).is_some() {
+            if t.measured.under(Allocator::Mimalloc).is_some() {
                 Cell::Claim(t.pays(Allocator::Mimalloc))
             } else {
                 Cell::Empty
@@ -62,7 +62,7 @@ pub fn allocator_table(id: &str, title: &str, rows: &[Technique<'_>]) -> Table {
         .table(id, Kind::Time, title, rows);
     let measured_under_mimalloc = rows
         .iter()
-        .any(|t| t.run.under(Allocator::Mimalloc).is_some());
+        .any(|t| t.measured.under(Allocator::Mimalloc).is_some());
     table.note("Below 1× the technique is faster than what it replaces. \"Pays\" is a verdict: *yes* when the technique was resolvably faster in every process under that allocator, *no* when it was resolvably slower in every one.");
     if !measured_under_mimalloc {
         table.note("No mimalloc processes in this run (an `--only` or partial run): the mimalloc columns are empty.");

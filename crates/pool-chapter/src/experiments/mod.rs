@@ -36,7 +36,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P1",
         kind: Kind::Count,
         title: "Bytes allocated for N order lines, one 128-byte buffer per line",
-        run: bytes::P1,
+        function: bytes::P1,
         pinned_by: &[
             "crates/pool-chapter/tests/published.rs::p1_published_fresh_lines_cost_128_bytes_each_and_pooled_or_stack_lines_0",
             "crates/pool-chapter/tests/lines.rs::steady_state_10000_rent_return_cycles_allocate_0_bytes",
@@ -51,7 +51,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P2",
         kind: Kind::Fact,
         title: "What `rent(n)` hands out: capacity and overshoot for the seed's 18 requests",
-        run: bytes::P2,
+        function: bytes::P2,
         pinned_by: pins!("pool/tests/pool.rs":
             rent_rounds_up_to_power_of_two_buckets_of_at_least_16_like_dotnet,
             a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize,
@@ -64,7 +64,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P3",
         kind: Kind::Count,
         title: "Cold to warm: what the first use of a pool costs, step by step",
-        run: bytes::P3,
+        function: bytes::P3,
         pinned_by: &[
             "crates/pool-chapter/tests/published.rs::p3_published_the_one_off_cost_is_paid_once_and_the_curve_crosses_where_it_must",
             "crates/pool/tests/pool.rs::a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer",
@@ -78,7 +78,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P4",
         kind: Kind::Fact,
         title: "The previous tenant's data: rent 64 bytes, write a line, give back, rent again",
-        run: tenancy::P4,
+        function: tenancy::P4,
         pinned_by: &[
             "crates/pool-chapter/tests/tenancy.rs::without_clearing_the_next_renter_sees_all_41_bytes_of_the_previous_line",
             "crates/pool-chapter/tests/tenancy.rs::with_clear_on_return_the_next_renter_sees_0_non_zero_bytes",
@@ -93,7 +93,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P5",
         kind: Kind::Fact,
         title: "The pool's contract: who enforces each rule",
-        run: tenancy::P5,
+        function: tenancy::P5,
         pinned_by: &[
             "crates/pool/src/contract.rs",
             "crates/pool/tests/pool.rs::after_give_back_cleared_the_next_plain_renter_reads_only_defaults",
@@ -107,7 +107,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P6",
         kind: Kind::Count,
         title: "Failing lines: does the buffer come back? (a pool that starts with 51 spare 128-byte buffers)",
-        run: tenancy::P6,
+        function: tenancy::P6,
         pinned_by: &[
             "crates/pool-chapter/tests/published.rs::p6_published_forgetting_the_guard_costs_128_bytes_per_line_past_the_spares",
             "crates/pool-chapter/tests/lines.rs::the_guard_gives_back_on_an_early_return",
@@ -121,7 +121,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P7",
         kind: Kind::Count,
         title: "k 128-byte buffers rented at once, then all given back: bytes per round (20 rounds)",
-        run: limits::P7,
+        function: limits::P7,
         pinned_by: &[
             "crates/pool-chapter/tests/published.rs::p7_published_every_buffer_beyond_the_limit_costs_128_bytes_per_round",
             "crates/pool-chapter/tests/lines.rs::one_thread_holds_1_plus_max_per_bucket_buffers_before_the_pool_allocates",
@@ -134,7 +134,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P8",
         kind: Kind::Count,
         title: "The size ceiling: rent, give back, rent again",
-        run: limits::P8,
+        function: limits::P8,
         pinned_by: &[
             "crates/pool-chapter/tests/published.rs::p8_published_the_largest_bucket_is_kept_and_one_more_byte_is_exact_size",
             "crates/pool/tests/pool.rs::above_the_largest_bucket_is_exact_size_and_not_kept",
@@ -147,7 +147,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P9",
         kind: Kind::Count,
         title: "When the pool does not pay: tiny buffers, per-rent objects, memory kept after use",
-        run: limits::P9,
+        function: limits::P9,
         pinned_by: &[
             "crates/pool-chapter/tests/published.rs::p9_published_small_buffers_and_the_8_mib_rent_count_what_they_must",
             "crates/pool/tests/pool.rs::trim_releases_every_byte_the_pool_retains",
@@ -164,7 +164,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P9-time",
         kind: Kind::Time,
         title: "64-byte buffers: one reused `Vec`, a stack array, the pool, a fresh buffer unzeroed and zeroed (the same touch each)",
-        run: hit::P9_TIME,
+        function: hit::P9_TIME,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             every_timed_way_to_get_a_buffer_does_the_same_touch,
             p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing,
@@ -176,7 +176,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P10",
         kind: Kind::Time,
         title: "Time per buffer by size: one reused `Vec`, a fresh buffer unzeroed and zeroed, and renting and giving back from a warm pool",
-        run: by_size::P10,
+        function: by_size::P10,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             every_timed_way_to_get_a_buffer_does_the_same_touch,
             p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing,
@@ -188,7 +188,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P10-hit",
         kind: Kind::Time,
         title: "The hit path at 8 KiB, side by side with one reused `Vec`, stack arrays and a fresh buffer, unzeroed and zeroed",
-        run: hit::P10_HIT,
+        function: hit::P10_HIT,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             every_timed_way_to_get_a_buffer_does_the_same_touch,
             p10_a_fresh_buffer_allocates_its_n_bytes_zeroed_or_not_and_a_reused_one_nothing,
@@ -200,7 +200,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P12",
         kind: Kind::Time,
         title: "Contention: 1, 2 and 4 threads renting, touching and giving back 8 KiB at once",
-        run: threads::P12,
+        function: threads::P12,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p12_each_of_1_2_and_4_workers_does_its_operations_for_every_source,
             p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib,
@@ -212,7 +212,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P13",
         kind: Kind::Time,
         title: "Against what a user would pick instead: rent, touch and give back with each, one thread",
-        run: crates::P13,
+        function: crates::P13,
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p13_every_contender_touches_a_buffer_of_the_requested_size,
             p13_only_the_fresh_buffers_allocate_per_operation,
@@ -224,7 +224,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "X1-pool",
         kind: Kind::Time,
         title: "The allocator as a variable: does a warm rent from the pool still pay against a fresh buffer, unzeroed or zeroed, under mimalloc?",
-        run: verdicts::X1,
+        function: verdicts::X1,
         pinned_by: &[],
         // It makes no timing run of its own: it reads P9-time's, P10's, P10-hit's and P12's,
         // which ran under every allocator.
@@ -235,7 +235,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "P11",
         kind: Kind::Time,
         title: "Decision rules, with the thresholds this machine measured",
-        run: verdicts::P11,
+        function: verdicts::P11,
         pinned_by: &[
             "crates/pool-chapter/src/decisions.rs::p11_the_first_rule_is_to_reuse_a_buffer_you_own",
             "crates/pool-chapter/src/decisions.rs::p11_the_pool_rule_follows_the_unzeroed_buffer",

@@ -73,13 +73,13 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     let mut rows = vec![
         Technique {
             label: "the shared pool vs a fresh, unzeroed `Vec::with_capacity(64)`, 64 B (P9-time)",
-            run: &runs.p9.measured,
+            measured: &runs.p9.measured,
             technique: SMALL_POOL,
             baseline: SMALL_UNZEROED_HEAP,
         },
         Technique {
             label: "the shared pool vs a fresh, zeroed `vec![0u8; 64]`, 64 B (P9-time)",
-            run: &runs.p9.measured,
+            measured: &runs.p9.measured,
             technique: SMALL_POOL,
             baseline: SMALL_FRESH,
         },
@@ -87,32 +87,32 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     for (s, (unzeroed, zeroed)) in runs.p10.iter().zip(&labels) {
         rows.push(Technique {
             label: unzeroed,
-            run: &s.measured,
+            measured: &s.measured,
             technique: SHARED,
             baseline: UNZEROED,
         });
         rows.push(Technique {
             label: zeroed,
-            run: &s.measured,
+            measured: &s.measured,
             technique: SHARED,
             baseline: FRESH,
         });
     }
     rows.push(Technique {
         label: "the hit path at 8 KiB, the pool taken once, vs a fresh, unzeroed `Vec::with_capacity(8192)` (P10-hit)",
-        run: &runs.hit.measured,
+        measured: &runs.hit.measured,
         technique: HIT_POOL,
         baseline: HIT_UNZEROED_HEAP,
     });
     rows.push(Technique {
         label: "the hit path at 8 KiB, the pool taken once, vs a fresh, zeroed `vec![0u8; 8192]` (P10-hit)",
-        run: &runs.hit.measured,
+        measured: &runs.hit.measured,
         technique: HIT_POOL,
         baseline: HIT_FRESH,
     });
     rows.push(Technique {
         label: &contended,
-        run: &runs.most_threads().measured,
+        measured: &runs.most_threads().measured,
         technique: Source::SharedPool.label(),
         baseline: Source::FreshVec.label(),
     });

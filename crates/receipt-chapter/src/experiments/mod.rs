@@ -35,7 +35,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "R1",
         kind: Kind::Count,
         title: "Bytes allocated by the next run of N lines, once the processor is warm",
-        run: counted::R1,
+        function: counted::R1,
         pinned_by: &[
             "crates/receipt/tests/receipt.rs::streaming_pooled_stack_and_arena_allocate_0_bytes_per_line_once_warm",
             "crates/receipt-chapter/tests/workloads.rs::r1_a_fresh_pool_per_row_allocates_the_same_every_time",
@@ -56,7 +56,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "R4",
         kind: Kind::Fact,
         title: "Peak resident memory of the whole command, by input (lines piped in)",
-        run: memory::R4,
+        function: memory::R4,
         pinned_by: &[
             "crates/receipt/tests/receipt.rs::r4_peak_heap_memory_does_not_grow_with_the_input",
             "crates/receipt/tests/receipt.rs::r4_the_worst_case_is_the_longest_orders_of_the_longest_lines_accepted",
@@ -72,7 +72,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "R2",
         kind: Kind::Time,
         title: "Time per line, one chunk of generated lines at a time, in process (receipts into a reused buffer)",
-        run: throughput::R2,
+        function: throughput::R2,
         pinned_by: &[
             "crates/receipt-chapter/tests/workloads.rs::r2_a_chunk_runner_prints_what_the_processor_prints_every_round",
             "crates/receipt-chapter/tests/workloads.rs::r2_the_floors_see_every_line_and_every_byte",
@@ -86,7 +86,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "R5",
         kind: Kind::Time,
         title: "Where a line's time goes: the streaming strategy cut after each stage, on R2's chunk",
-        run: stages::R5,
+        function: stages::R5,
         pinned_by: &[
             "crates/receipt-chapter/tests/workloads.rs::r5_every_stage_handles_every_line_of_the_generated_input",
             "crates/receipt-chapter/tests/workloads.rs::r5_each_stage_does_the_work_of_the_one_before_it_and_more",
@@ -98,7 +98,7 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "R3",
         kind: Kind::Fact,
         title: "Bad input: each class, what `receipt` says, what it prints, how it exits",
-        run: bad_input::R3,
+        function: bad_input::R3,
         pinned_by: &[
             "crates/receipt/tests/receipt.rs::each_error_class_has_its_message_and_prints_nothing",
             "crates/receipt/tests/receipt.rs::item_names_that_could_rewrite_the_terminal_are_rejected",

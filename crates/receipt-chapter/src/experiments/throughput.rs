@@ -286,7 +286,7 @@ fn x1_table(m: &Measured) -> Table {
         .iter()
         .map(|(label, technique, baseline)| Technique {
             label,
-            run: m,
+            measured: m,
             technique,
             baseline,
         })

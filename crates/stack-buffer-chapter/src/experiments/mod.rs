@@ -38,7 +38,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S1",
         kind: Kind::Time,
         title: "Cost to reach a usable buffer of 2N `f64`s (touched), by order size: the heap and the stack zero it, the pool does not",
-        run: reach::S1,
+        function: reach::S1,
         pinned_by: pins!("tests/stack_buffer.rs":
             every_way_to_reach_a_buffer_touches_the_same_two_values,
             s1_every_measured_function_has_two_copies_at_two_addresses,
@@ -50,7 +50,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S3",
         kind: Kind::Time,
         title: "The factorial: zeroed vs not × stack (fixed size) vs heap (exact size) × 4 sizes",
-        run: zeroing::S3,
+        function: zeroing::S3,
         pinned_by: pins!("tests/stack_buffer.rs":
             every_way_to_reach_a_buffer_touches_the_same_two_values,
             s3_glibc_serves_requests_up_to_1032_bytes_from_the_per_thread_cache,
@@ -63,7 +63,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S4",
         kind: Kind::Fact,
         title: "Codegen, read from the experiments binary itself: what each zeroed and unzeroed stack array compiles to",
-        run: codegen::S4,
+        function: codegen::S4,
         pinned_by: &[
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::s4_llvm_zeroes_up_to_256_bytes_inline_and_calls_memset_above",
             "crates/stack-buffer-chapter/src/disasm.rs::the_reader_counts_sixteen_vector_stores_as_256_bytes_of_inline_zeroing",
@@ -79,7 +79,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S6",
         kind: Kind::Count,
         title: "Bytes allocated per call, by strategy (counted, exact)",
-        run: counted::S6,
+        function: counted::S6,
         pinned_by: pins!("tests/stack_buffer.rs":
             stack_and_hybrid_up_to_128_items_allocate_0_bytes_and_heap_2n_times_8,
             the_pool_strategy_allocates_nothing_once_warm,
@@ -92,7 +92,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S7",
         kind: Kind::Time,
         title: "The whole operation: `pack_boxes` by order size, three identical copies per strategy",
-        run: operation::S7,
+        function: operation::S7,
         pinned_by: &[
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::all_strategies_return_the_same_box_count",
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::first_fit_decreasing_on_a_hand_checked_order",
@@ -106,7 +106,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S12",
         kind: Kind::Count,
         title: "`SmallVec` beside the hand-written hybrid: allocations per call (counted, exact)",
-        run: inline::S12,
+        function: inline::S12,
         pinned_by: pins!("tests/stack_buffer.rs":
             s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
             s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved,
@@ -118,7 +118,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S12-time",
         kind: Kind::Time,
         title: "`SmallVec` beside the hand-written hybrid: time to reach a usable buffer of 2N `f64`s (touched)",
-        run: inline::S12_TIME,
+        function: inline::S12_TIME,
         pinned_by: pins!("tests/stack_buffer.rs":
             s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
             s12_every_strategy_agrees_at_15_16_and_17_items,
@@ -130,7 +130,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S8",
         kind: Kind::Fact,
         title: "How much stack survives: the largest single array and the deepest recursion of 8 KiB frames, each probe in a child process",
-        run: limits::S8,
+        function: limits::S8,
         pinned_by: &[
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::s8_the_largest_single_array_on_a_1_mib_thread_is_within_64_kib_of_1_mib",
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::s8_a_stack_overflow_runs_no_drop_and_catch_unwind_cannot_catch_it",
@@ -144,7 +144,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S9",
         kind: Kind::Fact,
         title: "An 8 KiB array in a loop body vs in a recursive function: where each one lives",
-        run: limits::S9,
+        function: limits::S9,
         pinned_by: pins!("tests/stack_buffer.rs": s9_an_array_in_a_loop_reuses_one_slot_and_recursion_accumulates),
         allocator_sensitive: false,
         needs: &[],
@@ -153,7 +153,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S10",
         kind: Kind::Fact,
         title: "Resident memory while 200 threads each hold K KiB of touched stack",
-        run: limits::S10,
+        function: limits::S10,
         pinned_by: pins!("tests/stack_buffer.rs": s10_threads_holding_touched_stack_add_at_least_half_of_it_to_resident_memory),
         allocator_sensitive: false,
         needs: &[],
@@ -162,7 +162,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S11",
         kind: Kind::Fact,
         title: "Every strategy, the same orders: box counts at the boundaries and around them",
-        run: operation::S11,
+        function: operation::S11,
         pinned_by: &[
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::every_strategy_agrees_at_127_128_and_129_items",
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::s12_every_strategy_agrees_at_15_16_and_17_items",
@@ -178,7 +178,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "S13",
         kind: Kind::Fact,
         title: "What clippy catches: the workspace's stack-size lints and their thresholds",
-        run: compiler::S13,
+        function: compiler::S13,
         pinned_by: &[
             "crates/stack-buffer-chapter/tests/lints.rs::s13_the_workspace_turns_on_the_stack_size_lints_with_stated_thresholds",
             "crates/stack-buffer-chapter/tests/lints.rs::s13_clippy_flags_large_arrays_frames_and_futures_and_not_their_twins",
@@ -193,7 +193,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         id: "X1-stack",
         kind: Kind::Time,
         title: "The allocator as a variable: does each stack technique still pay against the heap under mimalloc?",
-        run: x1::X1,
+        function: x1::X1,
         pinned_by: &[],
         // It makes no timing run of its own: it reads S1's, S3's and S12-time's, which ran
         // under every allocator.

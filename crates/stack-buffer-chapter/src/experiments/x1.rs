@@ -74,7 +74,7 @@ fn x1_stack(run: &Run) -> Vec<Table> {
         .iter()
         .map(|r| Technique {
             label: &r.label,
-            run: &runs[r.run].measured,
+            measured: &runs[r.run].measured,
             technique: &r.technique,
             baseline: &r.baseline,
         })
@@ -89,7 +89,7 @@ fn x1_stack(run: &Run) -> Vec<Table> {
         move |allocator: Allocator| {
             let per_run: Vec<_> = chosen
                 .iter()
-                .filter_map(|t| t.run.under(allocator).map(|m| (t, m)))
+                .filter_map(|t| t.measured.under(allocator).map(|m| (t, m)))
                 .collect();
             (per_run.len() == chosen.len()).then(|| {
                 lab::timing::agree(per_run[0].1.process_count(), |p| {
