@@ -216,6 +216,13 @@ fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
             );
         }
     }
+    for (bytes, reused) in workloads::REUSED_SIZES {
+        let mut mine = Vec::with_capacity(bytes / 8);
+        for f in reused.copies {
+            let (value, stats) = count(|| f(&mut mine));
+            assert_eq!((value, stats.allocs), (3.0, 0), "{bytes} B, reused");
+        }
+    }
     let mut existing = vec![7.0; 1024];
     assert_eq!(workloads::memset_existing::<0>(&mut existing), 3.0);
     assert!(existing[1..1023].iter().all(|&x| x == 0.0));
@@ -223,6 +230,8 @@ fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
     for n in workloads::S1_ITEMS {
         let (value, heap) = count(|| workloads::s1_heap::<1>(n));
         assert_eq!((value, heap.bytes_allocated), (3.0, 16 * n as u64), "{n}");
+        let (value, fresh) = count(|| workloads::s1_heap_uninit::<0>(n));
+        assert_eq!((value, fresh.bytes_allocated), (3.0, 16 * n as u64), "{n}");
         workloads::s1_pool::<0>(n); // warm
         let (value, pool) = count(|| workloads::s1_pool::<0>(n));
         assert_eq!((value, pool.bytes_allocated), (3.0, 0), "{n}");
@@ -232,6 +241,43 @@ fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
                 assert_eq!((value, stack.bytes_allocated), (3.0, 0), "{n}");
             }
         }
+    }
+}
+
+/// S1, S1-baselines: the reused buffer is allocated once, outside the timed loop; every call
+/// after that clears it and touches the same two values without allocating, and a buffer too
+/// small for the request grows once and then stays.
+#[test]
+fn s1_the_reused_buffer_allocates_once_and_never_again() {
+    let mut mine: Vec<f64> = Vec::new();
+    let (value, first) = count(|| workloads::s1_reused::<0>(&mut mine, 128));
+    assert_eq!((value, first.allocs, first.bytes_allocated), (3.0, 1, 2048));
+    for n in workloads::S1_ITEMS.into_iter().filter(|&n| n <= 128) {
+        for f in [workloads::s1_reused::<0>, workloads::s1_reused::<1>] {
+            let (value, stats) = count(|| f(&mut mine, n));
+            assert_eq!((value, stats.allocs), (3.0, 0), "{n}");
+        }
+    }
+    assert_eq!(mine.capacity(), 256);
+}
+
+/// S7: the caller's own buffer packs like every strategy; reused, it allocates nothing once it
+/// is large enough, and fresh, it allocates exactly 2N values per call, like `Heap`.
+#[test]
+fn s7_the_reused_buffer_packs_like_every_strategy_and_allocates_nothing_once_grown() {
+    let mut mine = Vec::new();
+    for n in workloads::S7_ITEMS {
+        let order = workloads::s7_order(n);
+        let heap = pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Heap);
+        assert_eq!(workloads::reuse_copy::<0>(&order, &mut mine), heap, "{n}");
+        let (boxes, reused) = count(|| workloads::reuse_copy::<5>(&order, &mut mine));
+        assert_eq!((boxes, reused.allocs), (heap.clone(), 0), "{n}");
+        let (boxes, fresh) = count(|| workloads::fresh_copy::<3>(&order));
+        assert_eq!(
+            (boxes, fresh.allocs, fresh.bytes_allocated),
+            (heap, 1, 16 * n as u64),
+            "{n}"
+        );
     }
 }
 
