@@ -3,7 +3,7 @@
 //! processes: this test binary re-runs itself through `probe_child`), glibc's heap paths and
 //! the machine code of the workloads' own source.
 
-use lab::count;
+use lab::{Cell, count};
 use pool::{BufferPool, PoolConfig};
 use proptest::prelude::*;
 use stack_buffer::{
@@ -695,5 +695,106 @@ proptest! {
         if let Ok(boxes) = heap {
             prop_assert!(boxes <= order.len());
         }
+    }
+}
+
+/// The committed snapshot of this chapter, which `cargo xtask report --check` keeps equal to
+/// what the release experiments binary prints: a pin that reads it checks the published figure,
+/// not a re-derivation in the test profile.
+fn published() -> lab::report::Snapshot {
+    lab::report::Snapshot::published("stack-buffer").unwrap()
+}
+
+/// A published cell of a counted table, by its row's first cell and its column's heading.
+fn published_cell(snapshot: &lab::report::Snapshot, id: &str, row: &str, column: &str) -> Cell {
+    snapshot.published_cell(id, row, column).unwrap().clone()
+}
+
+/// S6, as published: `vec![0.0; 2N]` and `pack_boxes` with `Heap` ask for exactly 16 bytes per
+/// item at every size, while the fixed-cap stack (where it fits), the warm pool and the hybrid
+/// ask for nothing.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
+fn s6_published_heap_rows_ask_16_bytes_per_item_and_stack_pool_and_hybrid_nothing() {
+    let snapshot = published();
+    for n in workloads::S6_ITEMS {
+        let row = Cell::count(n).render();
+        let cell = |column: &str| published_cell(&snapshot, "S6", &row, column);
+        let heap = Cell::Bytes(16 * n as u64);
+        assert_eq!(cell("heap `vec![0.0; 2N]`: bytes requested"), heap, "{n}");
+        assert_eq!(cell("`pack_boxes`, Heap"), heap, "{n}");
+        assert_eq!(cell("pool (warm)"), Cell::Bytes(0), "{n}");
+        assert_eq!(cell("`pack_boxes`, Hybrid"), Cell::Bytes(0), "{n}");
+        let stack = if n <= MAX_STACK_ITEMS {
+            Cell::Bytes(0)
+        } else {
+            Cell::text("does not fit")
+        };
+        assert_eq!(cell("fixed-cap stack"), stack, "{n}");
+    }
+}
+
+/// S12, as published: each `SmallVec` makes no allocation while 2N values fit inline and one
+/// of exactly 2N values above; the hybrid, over a warm pool, none at any size.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
+fn s12_published_smallvecs_allocate_once_above_their_inline_capacity_and_the_hybrid_never() {
+    let snapshot = published();
+    for n in workloads::S12_ITEMS {
+        let row = Cell::count(n).render();
+        let cell = |column: &str| published_cell(&snapshot, "S12", &row, column);
+        for (name, inline) in [
+            ("`SmallVec<[f64; 256]>`", 256),
+            ("`SmallVec<[f64; 32]>`", 32),
+        ] {
+            let spilled = u64::from(2 * n > inline);
+            assert_eq!(
+                cell(&format!("{name}: allocations")),
+                Cell::Count(spilled),
+                "{name}, {n}"
+            );
+            assert_eq!(
+                cell(&format!("{name}: bytes")),
+                Cell::Bytes(spilled * 16 * n as u64),
+                "{name}, {n}"
+            );
+        }
+        assert_eq!(
+            cell("hybrid, warm pool: allocations"),
+            Cell::Count(0),
+            "{n}"
+        );
+    }
+}
+
+/// S12-size, as published: a `Vec` and a pool guard are a few words, a `SmallVec` its inline
+/// array plus a length and a tag.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
+fn s12_size_published_a_smallvec_is_its_inline_array_and_two_words() {
+    let snapshot = published();
+    let sizes = [
+        ("`Vec<f64>`", 24),
+        ("`pool::Rented<f64>` (a pool guard)", 32),
+        ("`[f64; 32]`", 256),
+        ("`SmallVec<[f64; 32]>`", 272),
+        ("`[f64; 256]`", 2048),
+        ("`SmallVec<[f64; 256]>`", 2064),
+    ];
+    for (value, bytes) in sizes {
+        assert_eq!(
+            published_cell(&snapshot, "S12-size", value, "`size_of`"),
+            Cell::Bytes(bytes),
+            "{value}"
+        );
     }
 }

@@ -85,6 +85,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
             stack_and_hybrid_up_to_128_items_allocate_0_bytes_and_heap_2n_times_8,
             the_pool_strategy_allocates_nothing_once_warm,
             s6_glibc_rounds_a_request_up_to_a_16_byte_chunk_with_an_8_byte_header,
+            s6_published_heap_rows_ask_16_bytes_per_item_and_stack_pool_and_hybrid_nothing,
         ),
         allocator_sensitive: false,
         needs: &[],
@@ -112,6 +113,8 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("tests/stack_buffer.rs":
             s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
             s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved,
+            s12_published_smallvecs_allocate_once_above_their_inline_capacity_and_the_hybrid_never,
+            s12_size_published_a_smallvec_is_its_inline_array_and_two_words,
         ),
         allocator_sensitive: false,
         needs: &[],
