@@ -12,6 +12,13 @@ fn s1_reach_a_buffer(c: &mut Criterion) {
     let mut group = c.benchmark_group("S1");
     for n in workloads::S1_ITEMS {
         drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
+        let mut mine = Vec::with_capacity(2 * n); // the caller's own, outside the loop
+        group.bench_function(BenchmarkId::new("reused", n), |b| {
+            b.iter(|| workloads::s1_reused::<0>(&mut mine, black_box(n)))
+        });
+        group.bench_function(BenchmarkId::new("heap, not zeroed", n), |b| {
+            b.iter(|| workloads::s1_heap_uninit::<0>(black_box(n)))
+        });
         group.bench_function(BenchmarkId::new("heap", n), |b| {
             b.iter(|| workloads::s1_heap::<0>(black_box(n)))
         });
@@ -37,6 +44,12 @@ fn s3_factorial(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new(f.name, bytes), |b| b.iter(f.copies[0]));
         }
     }
+    for (bytes, reused) in workloads::REUSED_SIZES {
+        let mut mine = Vec::with_capacity(bytes / 8); // the caller's own, outside the loop
+        group.bench_function(BenchmarkId::new(reused.name, bytes), |b| {
+            b.iter(|| reused.copies[0](&mut mine))
+        });
+    }
     group.finish();
 }
 
@@ -44,6 +57,13 @@ fn s7_pack_boxes(c: &mut Criterion) {
     let mut group = c.benchmark_group("S7");
     for n in workloads::S7_ITEMS {
         let order = workloads::s7_order(n);
+        let mut mine = Vec::with_capacity(2 * n); // the caller's own, outside the loop
+        group.bench_function(BenchmarkId::new("reused", n), |b| {
+            b.iter(|| workloads::reuse_copy::<0>(black_box(&order), &mut mine))
+        });
+        group.bench_function(BenchmarkId::new("fresh", n), |b| {
+            b.iter(|| workloads::fresh_copy::<0>(black_box(&order)))
+        });
         for strategy in Scratch::ALL {
             group.bench_function(BenchmarkId::new(format!("{strategy:?}"), n), |b| {
                 b.iter(|| workloads::pack_copy::<0>(black_box(&order), strategy))

@@ -15,7 +15,7 @@ use std::hint::black_box;
 use smallvec::{Array, SmallVec};
 
 use stack_buffer::{CAP, InlineScratch, Item, MAX_STACK_ITEMS, PackError, SMALL_INLINE, Scratch};
-use stack_buffer::{SmallInlineScratch, pack_boxes_with};
+use stack_buffer::{SmallInlineScratch, pack_boxes_reusing, pack_boxes_with};
 
 #[path = "kernel.rs"]
 mod kernel;
@@ -65,6 +65,22 @@ pub fn heap_uninit(n: usize) -> f64 {
     touch_uninit(&mut buf.spare_capacity_mut()[..n])
 }
 
+/// A buffer the caller owns, reused: cleared, grown to `n` values if it holds fewer (never, once
+/// it is large enough), and touched through its spare capacity, like [`heap_uninit`] without
+/// the allocation.
+///
+/// # Panics
+/// If `n` is 0.
+#[inline(always)]
+pub fn reused(buf: &mut Vec<f64>, n: usize) -> f64 {
+    buf.clear();
+    buf.reserve(n);
+    touch_uninit(&mut buf.spare_capacity_mut()[..n])
+}
+
+/// A workload function over a buffer its caller owns and reuses ([`reused`]).
+pub type Reusing = fn(&mut Vec<f64>) -> f64;
+
 macro_rules! stack_sizes {
     ($($zeroed:ident, $uninit:ident, $n:literal;)*) => {
         $(
@@ -106,7 +122,7 @@ stack_sizes! {
 }
 
 macro_rules! heap_sizes {
-    ($($zeroed:ident, $uninit:ident, $n:literal;)*) => {
+    ($($zeroed:ident, $uninit:ident, $reused:ident, $n:literal;)*) => {
         $(
             #[doc = concat!("S3: a zeroed heap buffer of ", stringify!($n), " `f64`s (`vec![0.0; n]`), touched.")]
             #[inline(never)]
@@ -120,6 +136,12 @@ macro_rules! heap_sizes {
                 mark::<COPY>();
                 heap_uninit(black_box($n))
             }
+            #[doc = concat!("S3: the caller's own buffer, reused for ", stringify!($n), " `f64`s ([`reused`]), touched.")]
+            #[inline(never)]
+            pub fn $reused<const COPY: u8>(buf: &mut Vec<f64>) -> f64 {
+                mark::<COPY>();
+                reused(buf, black_box($n))
+            }
         )*
         /// S3: the heap side of the factorial: `(bytes, zeroed, unzeroed)`.
         pub const HEAP_SIZES: [(usize, Copies<Workload>, Copies<Workload>); 4] = [
@@ -129,14 +151,21 @@ macro_rules! heap_sizes {
                 Copies { name: stringify!($uninit), copies: [$uninit::<0>, $uninit::<1>] },
             ),)*
         ];
+        /// S3: the reused buffer of each of the factorial's sizes: `(bytes, reused)`.
+        pub const REUSED_SIZES: [(usize, Copies<Reusing>); 4] = [
+            $((
+                $n * 8,
+                Copies { name: stringify!($reused), copies: [$reused::<0>, $reused::<1>] },
+            ),)*
+        ];
     };
 }
 
 heap_sizes! {
-    heap_zeroed_16b, heap_uninit_16b, 2;
-    heap_zeroed_256b, heap_uninit_256b, 32;
-    heap_zeroed_2k, heap_uninit_2k, 256;
-    heap_zeroed_8k, heap_uninit_8k, 1024;
+    heap_zeroed_16b, heap_uninit_16b, heap_reused_16b, 2;
+    heap_zeroed_256b, heap_uninit_256b, heap_reused_256b, 32;
+    heap_zeroed_2k, heap_uninit_2k, heap_reused_2k, 256;
+    heap_zeroed_8k, heap_uninit_8k, heap_reused_8k, 1024;
 }
 
 /// S3: the factorial's sizes, in bytes (each is in [`STACK_SIZES`] and [`HEAP_SIZES`]).
@@ -180,6 +209,28 @@ pub const S6_ITEMS: [usize; 9] = [1, 4, 8, 16, 32, 64, 128, 256, 512];
 pub fn s1_heap<const COPY: u8>(n: usize) -> f64 {
     mark::<COPY>();
     heap_zeroed(2 * n)
+}
+
+/// S1: a fresh unzeroed heap buffer of `2n` values, `Vec::with_capacity(2n)` (a `malloc`),
+/// touched through its spare capacity.
+///
+/// # Panics
+/// If `n` is 0.
+#[inline(never)]
+pub fn s1_heap_uninit<const COPY: u8>(n: usize) -> f64 {
+    mark::<COPY>();
+    heap_uninit(2 * n)
+}
+
+/// S1: the caller's own buffer of `2n` values, allocated once outside the timed loop, cleared
+/// and touched on every call ([`reused`]).
+///
+/// # Panics
+/// If `n` is 0.
+#[inline(never)]
+pub fn s1_reused<const COPY: u8>(buf: &mut Vec<f64>, n: usize) -> f64 {
+    mark::<COPY>();
+    reused(buf, 2 * n)
 }
 
 /// S1: the fixed-capacity stack array (`CAP` values, all zeroed whatever `n` is), the first
@@ -244,6 +295,35 @@ pub fn pack_copy<const COPY: u8>(order: &[Item], strategy: Scratch) -> Result<us
         stack_buffer::BOX_KG,
         stack_buffer::AIR_FACTOR,
         strategy,
+    )
+}
+
+/// S7: one copy of the whole operation over the caller's own buffer, reused:
+/// [`stack_buffer::pack_boxes_reusing`], cleared and packed through its spare capacity, by the
+/// library's one packing body.
+///
+/// # Errors
+/// As [`stack_buffer::pack_boxes`].
+#[inline(never)]
+pub fn reuse_copy<const COPY: u8>(order: &[Item], buf: &mut Vec<f64>) -> Result<usize, PackError> {
+    mark::<COPY>();
+    pack_boxes_reusing(buf, order, stack_buffer::BOX_KG, stack_buffer::AIR_FACTOR)
+}
+
+/// S7: one copy of the whole operation over a fresh unzeroed buffer: [`reuse_copy`]'s code
+/// handed a new `Vec::with_capacity(2N)` on every call, so the two differ by the allocation.
+///
+/// # Errors
+/// As [`stack_buffer::pack_boxes`].
+#[inline(never)]
+pub fn fresh_copy<const COPY: u8>(order: &[Item]) -> Result<usize, PackError> {
+    mark::<COPY>();
+    let mut buf = Vec::with_capacity(2 * order.len());
+    pack_boxes_reusing(
+        &mut buf,
+        order,
+        stack_buffer::BOX_KG,
+        stack_buffer::AIR_FACTOR,
     )
 }
 

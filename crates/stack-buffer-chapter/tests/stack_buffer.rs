@@ -3,7 +3,7 @@
 //! processes: this test binary re-runs itself through `probe_child`), glibc's heap paths and
 //! the machine code of the workloads' own source.
 
-use lab::count;
+use lab::{Cell, count};
 use pool::{BufferPool, PoolConfig};
 use proptest::prelude::*;
 use stack_buffer::{
@@ -216,6 +216,13 @@ fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
             );
         }
     }
+    for (bytes, reused) in workloads::REUSED_SIZES {
+        let mut mine = Vec::with_capacity(bytes / 8);
+        for f in reused.copies {
+            let (value, stats) = count(|| f(&mut mine));
+            assert_eq!((value, stats.allocs), (3.0, 0), "{bytes} B, reused");
+        }
+    }
     let mut existing = vec![7.0; 1024];
     assert_eq!(workloads::memset_existing::<0>(&mut existing), 3.0);
     assert!(existing[1..1023].iter().all(|&x| x == 0.0));
@@ -223,6 +230,8 @@ fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
     for n in workloads::S1_ITEMS {
         let (value, heap) = count(|| workloads::s1_heap::<1>(n));
         assert_eq!((value, heap.bytes_allocated), (3.0, 16 * n as u64), "{n}");
+        let (value, fresh) = count(|| workloads::s1_heap_uninit::<0>(n));
+        assert_eq!((value, fresh.bytes_allocated), (3.0, 16 * n as u64), "{n}");
         workloads::s1_pool::<0>(n); // warm
         let (value, pool) = count(|| workloads::s1_pool::<0>(n));
         assert_eq!((value, pool.bytes_allocated), (3.0, 0), "{n}");
@@ -232,6 +241,43 @@ fn every_way_to_reach_a_buffer_touches_the_same_two_values() {
                 assert_eq!((value, stack.bytes_allocated), (3.0, 0), "{n}");
             }
         }
+    }
+}
+
+/// S1, S1-baselines: the reused buffer is allocated once, outside the timed loop; every call
+/// after that clears it and touches the same two values without allocating, and a buffer too
+/// small for the request grows once and then stays.
+#[test]
+fn s1_the_reused_buffer_allocates_once_and_never_again() {
+    let mut mine: Vec<f64> = Vec::new();
+    let (value, first) = count(|| workloads::s1_reused::<0>(&mut mine, 128));
+    assert_eq!((value, first.allocs, first.bytes_allocated), (3.0, 1, 2048));
+    for n in workloads::S1_ITEMS.into_iter().filter(|&n| n <= 128) {
+        for f in [workloads::s1_reused::<0>, workloads::s1_reused::<1>] {
+            let (value, stats) = count(|| f(&mut mine, n));
+            assert_eq!((value, stats.allocs), (3.0, 0), "{n}");
+        }
+    }
+    assert_eq!(mine.capacity(), 256);
+}
+
+/// S7: the caller's own buffer packs like every strategy; reused, it allocates nothing once it
+/// is large enough, and fresh, it allocates exactly 2N values per call, like `Heap`.
+#[test]
+fn s7_the_reused_buffer_packs_like_every_strategy_and_allocates_nothing_once_grown() {
+    let mut mine = Vec::new();
+    for n in workloads::S7_ITEMS {
+        let order = workloads::s7_order(n);
+        let heap = pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Heap);
+        assert_eq!(workloads::reuse_copy::<0>(&order, &mut mine), heap, "{n}");
+        let (boxes, reused) = count(|| workloads::reuse_copy::<5>(&order, &mut mine));
+        assert_eq!((boxes, reused.allocs), (heap.clone(), 0), "{n}");
+        let (boxes, fresh) = count(|| workloads::fresh_copy::<3>(&order));
+        assert_eq!(
+            (boxes, fresh.allocs, fresh.bytes_allocated),
+            (heap, 1, 16 * n as u64),
+            "{n}"
+        );
     }
 }
 
@@ -649,5 +695,106 @@ proptest! {
         if let Ok(boxes) = heap {
             prop_assert!(boxes <= order.len());
         }
+    }
+}
+
+/// The committed snapshot of this chapter, which `cargo xtask report --check` keeps equal to
+/// what the release experiments binary prints: a pin that reads it checks the published figure,
+/// not a re-derivation in the test profile.
+fn published() -> lab::report::Snapshot {
+    lab::report::Snapshot::published("stack-buffer").unwrap()
+}
+
+/// A published cell of a counted table, by its row's first cell and its column's heading.
+fn published_cell(snapshot: &lab::report::Snapshot, id: &str, row: &str, column: &str) -> Cell {
+    snapshot.published_cell(id, row, column).unwrap().clone()
+}
+
+/// S6, as published: `vec![0.0; 2N]` and `pack_boxes` with `Heap` ask for exactly 16 bytes per
+/// item at every size, while the fixed-cap stack (where it fits), the warm pool and the hybrid
+/// ask for nothing.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
+fn s6_published_heap_rows_ask_16_bytes_per_item_and_stack_pool_and_hybrid_nothing() {
+    let snapshot = published();
+    for n in workloads::S6_ITEMS {
+        let row = Cell::count(n).render();
+        let cell = |column: &str| published_cell(&snapshot, "S6", &row, column);
+        let heap = Cell::Bytes(16 * n as u64);
+        assert_eq!(cell("heap `vec![0.0; 2N]`: bytes requested"), heap, "{n}");
+        assert_eq!(cell("`pack_boxes`, Heap"), heap, "{n}");
+        assert_eq!(cell("pool (warm)"), Cell::Bytes(0), "{n}");
+        assert_eq!(cell("`pack_boxes`, Hybrid"), Cell::Bytes(0), "{n}");
+        let stack = if n <= MAX_STACK_ITEMS {
+            Cell::Bytes(0)
+        } else {
+            Cell::text("does not fit")
+        };
+        assert_eq!(cell("fixed-cap stack"), stack, "{n}");
+    }
+}
+
+/// S12, as published: each `SmallVec` makes no allocation while 2N values fit inline and one
+/// of exactly 2N values above; the hybrid, over a warm pool, none at any size.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
+fn s12_published_smallvecs_allocate_once_above_their_inline_capacity_and_the_hybrid_never() {
+    let snapshot = published();
+    for n in workloads::S12_ITEMS {
+        let row = Cell::count(n).render();
+        let cell = |column: &str| published_cell(&snapshot, "S12", &row, column);
+        for (name, inline) in [
+            ("`SmallVec<[f64; 256]>`", 256),
+            ("`SmallVec<[f64; 32]>`", 32),
+        ] {
+            let spilled = u64::from(2 * n > inline);
+            assert_eq!(
+                cell(&format!("{name}: allocations")),
+                Cell::Count(spilled),
+                "{name}, {n}"
+            );
+            assert_eq!(
+                cell(&format!("{name}: bytes")),
+                Cell::Bytes(spilled * 16 * n as u64),
+                "{name}, {n}"
+            );
+        }
+        assert_eq!(
+            cell("hybrid, warm pool: allocations"),
+            Cell::Count(0),
+            "{n}"
+        );
+    }
+}
+
+/// S12-size, as published: a `Vec` and a pool guard are a few words, a `SmallVec` its inline
+/// array plus a length and a tag.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "reads the committed snapshot; Miri isolates the file system"
+)]
+fn s12_size_published_a_smallvec_is_its_inline_array_and_two_words() {
+    let snapshot = published();
+    let sizes = [
+        ("`Vec<f64>`", 24),
+        ("`pool::Rented<f64>` (a pool guard)", 32),
+        ("`[f64; 32]`", 256),
+        ("`SmallVec<[f64; 32]>`", 272),
+        ("`[f64; 256]`", 2048),
+        ("`SmallVec<[f64; 256]>`", 2064),
+    ];
+    for (value, bytes) in sizes {
+        assert_eq!(
+            published_cell(&snapshot, "S12-size", value, "`size_of`"),
+            Cell::Bytes(bytes),
+            "{value}"
+        );
     }
 }

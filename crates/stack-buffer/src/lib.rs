@@ -248,8 +248,8 @@ pub fn pack_boxes(
 ///
 /// Always inlined, so every caller holds its own copy of this buffer handling (chapter 2 times
 /// several copies of one caller as identical copies of the whole operation); the packing itself
-/// is one body (`pack_into`, or `pack_uninit` for [`Scratch::StackUninit`]), called by every
-/// copy.
+/// is one body, called by every strategy and every copy, which takes its scratch as
+/// `MaybeUninit<f64>` slots so that the zeroed and the unzeroed strategies share it.
 ///
 /// # Errors
 /// As [`pack_boxes`].
@@ -268,28 +268,78 @@ pub fn pack_boxes_with(
     };
     let on_the_stack = items.len() <= MAX_STACK_ITEMS;
     match scratch {
-        Scratch::Heap => pack_into(items, box_capacity_kg, factor, &mut vec![0.0; n2]),
-        Scratch::Pool => pack_into(items, box_capacity_kg, factor, &mut pool.rent(n2)),
+        Scratch::Heap => pack_into(items, box_capacity_kg, factor, lend(&mut vec![0.0; n2])),
+        Scratch::Pool => pack_into(items, box_capacity_kg, factor, lend(&mut pool.rent(n2))),
         Scratch::Stack | Scratch::Hybrid if on_the_stack => {
             let mut buf = [0.0f64; CAP];
-            pack_into(items, box_capacity_kg, factor, &mut buf[..n2])
+            pack_into(items, box_capacity_kg, factor, lend(&mut buf[..n2]))
         }
-        Scratch::Hybrid => pack_into(items, box_capacity_kg, factor, &mut pool.rent(n2)),
+        Scratch::Hybrid => pack_into(items, box_capacity_kg, factor, lend(&mut pool.rent(n2))),
         Scratch::Stack => Err(too_many()),
         Scratch::StackUninit if on_the_stack => {
             let mut buf = [const { MaybeUninit::<f64>::uninit() }; CAP];
-            pack_uninit(items, box_capacity_kg, factor, &mut buf[..n2])
+            pack_into(items, box_capacity_kg, factor, &mut buf[..n2])
         }
         Scratch::StackUninit => Err(too_many()),
         Scratch::SmallVec256 => {
             let mut buf: InlineScratch = smallvec::smallvec![0.0; n2];
-            pack_into(items, box_capacity_kg, factor, &mut buf)
+            pack_into(items, box_capacity_kg, factor, lend(&mut buf))
         }
         Scratch::SmallVec32 => {
             let mut buf: SmallInlineScratch = smallvec::smallvec![0.0; n2];
-            pack_into(items, box_capacity_kg, factor, &mut buf)
+            pack_into(items, box_capacity_kg, factor, lend(&mut buf))
         }
     }
+}
+
+/// [`pack_boxes`] with a scratch buffer you own and pass down: `scratch` is cleared, grown to
+/// 2N values if it holds fewer (the only allocation, and only when it grows), and packed in
+/// through its spare capacity, so nothing is zeroed. One `Vec` reused across calls is the
+/// baseline a stack buffer has to beat: it allocates nothing once it is large enough, zeroes
+/// nothing, and has no size limit; what it needs is a caller that can hand it down.
+///
+/// ```
+/// use stack_buffer::{generate_order, pack_boxes_reusing, AIR_FACTOR, BOX_KG};
+/// let mut scratch = Vec::new(); // once, outside the hot loop
+/// for seed in 0..3 {
+///     let order = generate_order(100, seed);
+///     let boxes = pack_boxes_reusing(&mut scratch, &order, BOX_KG, AIR_FACTOR)?;
+///     assert!(boxes > 0);
+/// }
+/// assert!(scratch.capacity() >= 200);
+/// # Ok::<(), stack_buffer::PackError>(())
+/// ```
+///
+/// Always inlined, like [`pack_boxes_with`]; the packing is the same one body.
+///
+/// # Errors
+/// As [`pack_boxes`], but for [`PackError::TooManyForStack`], which it never returns.
+#[inline(always)]
+pub fn pack_boxes_reusing(
+    scratch: &mut Vec<f64>,
+    items: &[Item],
+    box_capacity_kg: f64,
+    factor: f64,
+) -> Result<usize, PackError> {
+    let n2 = items.len() * 2;
+    scratch.clear();
+    scratch.reserve(n2);
+    pack_into(
+        items,
+        box_capacity_kg,
+        factor,
+        &mut scratch.spare_capacity_mut()[..n2],
+    )
+}
+
+/// Lends initialised scratch to the one packing body, which takes its slots as
+/// `MaybeUninit<f64>` so that the unzeroed strategies can share it.
+#[inline(always)]
+fn lend(scratch: &mut [f64]) -> &mut [MaybeUninit<f64>] {
+    // SAFETY: `MaybeUninit<f64>` has the layout of `f64`, and the only borrower, `pack_into`,
+    // writes nothing but initialised `f64`s (`MaybeUninit::write`), so every value is still
+    // initialised when the borrow ends and the caller reads its slice as `f64`s again.
+    unsafe { &mut *(std::ptr::from_mut(scratch) as *mut [MaybeUninit<f64>]) }
 }
 
 /// Checks the inputs and writes the billed weights, in any order, through `put`.
@@ -321,35 +371,12 @@ fn billed_weights(
     Ok(())
 }
 
-/// First-fit-decreasing with an initialised scratch of at least 2N values: the one packing
-/// body every initialised strategy calls.
+/// First-fit-decreasing over a scratch of at least 2N slots: the one packing body every
+/// strategy calls. The slots may be uninitialised (they are for [`Scratch::StackUninit`] and
+/// [`pack_boxes_reusing`]): every slot is written before it is read, and only initialised
+/// `f64`s are ever written, so initialised scratch lent by [`lend`] stays initialised.
 #[inline(never)]
 fn pack_into(
-    items: &[Item],
-    capacity: f64,
-    factor: f64,
-    scratch: &mut [f64],
-) -> Result<usize, PackError> {
-    let n = items.len();
-    let (weights, free) = scratch[..2 * n].split_at_mut(n);
-    billed_weights(items, capacity, factor, |i, w| weights[i] = w)?;
-    weights.sort_unstable_by(|a, b| b.total_cmp(a));
-    let mut boxes = 0;
-    for &w in weights.iter() {
-        match free[..boxes].iter_mut().find(|f| **f >= w) {
-            Some(f) => *f -= w,
-            None => {
-                free[boxes] = capacity - w;
-                boxes += 1;
-            }
-        }
-    }
-    Ok(boxes)
-}
-
-/// The same algorithm over uninitialised scratch: every slot is written before it is read.
-#[inline(never)]
-fn pack_uninit(
     items: &[Item],
     capacity: f64,
     factor: f64,

@@ -87,3 +87,34 @@ fn invalid_items_are_errors_naming_the_item_never_a_box_count() {
     ));
     assert_eq!(pack_boxes(&[], BOX_KG, AIR_FACTOR, Scratch::Stack), Ok(0));
 }
+
+/// A buffer you own and pass down packs like every strategy, is reported the same errors, and
+/// keeps what it grew to: the next call of the same size does not grow it again.
+#[test]
+fn a_reused_buffer_packs_like_every_strategy_and_keeps_its_capacity() {
+    let mut scratch = Vec::new();
+    for n in [0, 1, 16, 128, 129, 300] {
+        let order = stack_buffer::generate_order(n, 11);
+        let heap = pack_boxes(&order, BOX_KG, AIR_FACTOR, Scratch::Heap);
+        assert_eq!(
+            stack_buffer::pack_boxes_reusing(&mut scratch, &order, BOX_KG, AIR_FACTOR),
+            heap,
+            "{n}"
+        );
+        let (capacity, ptr) = (scratch.capacity(), scratch.as_ptr());
+        assert!(capacity >= 2 * n, "{n}");
+        stack_buffer::pack_boxes_reusing(&mut scratch, &order, BOX_KG, AIR_FACTOR).unwrap();
+        assert_eq!(
+            (scratch.capacity(), scratch.as_ptr()),
+            (capacity, ptr),
+            "{n}"
+        );
+    }
+    let bad = item(20.0, 20.0, 20.0, 41.0);
+    assert_eq!(
+        stack_buffer::pack_boxes_reusing(&mut scratch, &[bad], BOX_KG, AIR_FACTOR)
+            .unwrap_err()
+            .to_string(),
+        "item 0: billed weight 41 kg exceeds the box capacity of 40 kg"
+    );
+}

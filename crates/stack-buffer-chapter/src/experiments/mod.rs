@@ -1,8 +1,8 @@
 //! Chapter 2's experiments (S1–S13, X1-stack), declared in [`crate::CHAPTER`] and run by
 //! `stack-buffer-experiments` under `cargo xtask report`.
 //!
-//! One file per topic under `src/experiments/`: `reach.rs` (S1, S2), `zeroing.rs` (S3,
-//! S3-heap, S5), `codegen.rs` (S4), `counted.rs` (S6), `operation.rs` (S7, S11), `inline.rs`
+//! One file per topic under `src/experiments/`: `reach.rs` (S1, S1-baselines, S2),
+//! `zeroing.rs` (S3, S3-baselines, S3-heap, S5), `codegen.rs` (S4), `counted.rs` (S6), `operation.rs` (S7, S11), `inline.rs`
 //! (S12), `limits.rs` (S8–S10), `compiler.rs` (S13) and `x1.rs` (X1-stack). The decision rules
 //! of the timed verdicts across sizes are in [`lab::verdicts`], this chapter's own (spans of
 //! twins and copies) in [`crate::spans`], the machine-code reader in [`crate::disasm`], the
@@ -42,6 +42,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("tests/stack_buffer.rs":
             every_way_to_reach_a_buffer_touches_the_same_two_values,
             s1_every_measured_function_has_two_copies_at_two_addresses,
+            s1_the_reused_buffer_allocates_once_and_never_again,
         ),
         allocator_sensitive: true,
         needs: &[],
@@ -84,6 +85,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
             stack_and_hybrid_up_to_128_items_allocate_0_bytes_and_heap_2n_times_8,
             the_pool_strategy_allocates_nothing_once_warm,
             s6_glibc_rounds_a_request_up_to_a_16_byte_chunk_with_an_8_byte_header,
+            s6_published_heap_rows_ask_16_bytes_per_item_and_stack_pool_and_hybrid_nothing,
         ),
         allocator_sensitive: false,
         needs: &[],
@@ -91,11 +93,12 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "S7",
         kind: Kind::Time,
-        title: "The whole operation: `pack_boxes` by order size, three identical copies per strategy",
+        title: "The whole operation by order size: a reused `Vec`, a fresh unzeroed one and every `pack_boxes` strategy, three identical copies each",
         function: operation::S7,
         pinned_by: &[
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::all_strategies_return_the_same_box_count",
             "crates/stack-buffer-chapter/tests/stack_buffer.rs::first_fit_decreasing_on_a_hand_checked_order",
+            "crates/stack-buffer-chapter/tests/stack_buffer.rs::s7_the_reused_buffer_packs_like_every_strategy_and_allocates_nothing_once_grown",
             "crates/stack-buffer-chapter/src/spans.rs::s7_dilution_needs_distances_from_one_apart",
             "crates/stack-buffer-chapter/src/spans.rs::s7_three_copies_give_their_median_and_the_farthest_figure",
         ],
@@ -110,6 +113,8 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("tests/stack_buffer.rs":
             s12_smallvec_allocates_0_times_up_to_its_inline_capacity_and_once_above,
             s12_a_smallvec_is_as_large_as_its_inline_array_and_carries_it_when_moved,
+            s12_published_smallvecs_allocate_once_above_their_inline_capacity_and_the_hybrid_never,
+            s12_size_published_a_smallvec_is_its_inline_array_and_two_words,
         ),
         allocator_sensitive: false,
         needs: &[],

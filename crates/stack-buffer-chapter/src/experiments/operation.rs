@@ -18,7 +18,7 @@ use stack_buffer::{
 
 use super::{items, method_span, pair};
 use crate::spans::{self, Span};
-use crate::workloads::{self, S7_ITEMS, pack_copy};
+use crate::workloads::{self, S7_ITEMS, fresh_copy, pack_copy, reuse_copy};
 
 pub(super) const S7: Function = lab::function!(s7_full_operation);
 pub(super) const S11: Function = lab::function!(s11_agreement);
@@ -27,31 +27,88 @@ const COPIES: usize = 3;
 const TOUCH_HEAP: &str = "touch only: heap `vec![0.0; 2N]`";
 const TOUCH_STACK: &str = "touch only: stack `[0.0; 256]`";
 
-fn copy(strategy: Scratch, copy: usize) -> String {
-    format!("{strategy:?} (copy {copy})")
+/// What S7 times: the caller's own buffer, reused or fresh and unzeroed on every call
+/// (`pack_boxes_reusing`), or one of the library's strategies (`pack_boxes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arm {
+    /// One `Vec` per copy, allocated before the run, cleared and packed into on every call.
+    Reused,
+    /// A new `Vec::with_capacity(2N)` on every call, packed into through its spare capacity.
+    Fresh,
+    /// A strategy of the library.
+    Scratch(Scratch),
 }
 
-/// Registers copy `c` of `strategy`: `pack_copy::<$original>` and its twin `pack_copy::<$twin>`.
+impl Arm {
+    /// The reused buffer first, then the fresh one, then every strategy.
+    const ALL: [Arm; 9] = [
+        Arm::Reused,
+        Arm::Fresh,
+        Arm::Scratch(Scratch::Heap),
+        Arm::Scratch(Scratch::Pool),
+        Arm::Scratch(Scratch::Stack),
+        Arm::Scratch(Scratch::StackUninit),
+        Arm::Scratch(Scratch::Hybrid),
+        Arm::Scratch(Scratch::SmallVec256),
+        Arm::Scratch(Scratch::SmallVec32),
+    ];
+    const HEAP: Arm = Arm::Scratch(Scratch::Heap);
+    const STACK: Arm = Arm::Scratch(Scratch::Stack);
+
+    /// Its name in the timing run and its label in the table.
+    fn name(self) -> String {
+        match self {
+            Arm::Reused => "reused `Vec`".to_owned(),
+            Arm::Fresh => "fresh `Vec::with_capacity`".to_owned(),
+            Arm::Scratch(strategy) => format!("`{strategy:?}`"),
+        }
+    }
+}
+
+fn copy(arm: Arm, copy: usize) -> String {
+    format!("{} (copy {copy})", arm.name())
+}
+
+/// Registers copy `c` of `arm`: `pack_copy::<$original>` and its twin `pack_copy::<$twin>` for
+/// a strategy, `reuse_copy` (each copy with a buffer of its own) or `fresh_copy` for the others.
 macro_rules! copy_pair {
-    ($timing:expr, $strategy:expr, $order:expr, $c:literal: $original:literal, $twin:literal) => {{
-        let (strategy, order): (Scratch, &[Item]) = ($strategy, $order);
-        $timing.method_pair(
-            &copy(strategy, $c),
-            move || pack_copy::<$original>(black_box(order), strategy),
-            move || pack_copy::<$twin>(black_box(order), strategy),
-        );
+    ($timing:expr, $arm:expr, $order:expr, $c:literal: $original:literal, $twin:literal) => {{
+        let (arm, order): (Arm, &[Item]) = ($arm, $order);
+        let name = copy(arm, $c);
+        match arm {
+            Arm::Scratch(strategy) => $timing.method_pair(
+                &name,
+                move || pack_copy::<$original>(black_box(order), strategy),
+                move || pack_copy::<$twin>(black_box(order), strategy),
+            ),
+            Arm::Reused => {
+                // The caller's own buffers, allocated here, outside the timed loop.
+                let mut a = Vec::with_capacity(2 * order.len());
+                let mut b = Vec::with_capacity(2 * order.len());
+                $timing.method_pair(
+                    &name,
+                    move || reuse_copy::<$original>(black_box(order), &mut a),
+                    move || reuse_copy::<$twin>(black_box(order), &mut b),
+                )
+            }
+            Arm::Fresh => $timing.method_pair(
+                &name,
+                move || fresh_copy::<$original>(black_box(order)),
+                move || fresh_copy::<$twin>(black_box(order)),
+            ),
+        }
     }};
 }
 
 fn time_size(run: &Run, n: usize, order: &[Item]) -> Measured {
     drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
-    // 23 methods × 2 copies per size: callgrind children would add minutes.
+    // 29 methods × 2 copies per size: callgrind children would add minutes.
     let mut timing = Timing::new(run.config().without_instructions());
-    for strategy in Scratch::ALL {
-        // Six copies of the buffer handling per strategy: three methods, each with its twin.
-        copy_pair!(timing, strategy, order, 1: 0, 1);
-        copy_pair!(timing, strategy, order, 2: 2, 3);
-        copy_pair!(timing, strategy, order, 3: 4, 5);
+    for arm in Arm::ALL {
+        // Six copies of the buffer handling per arm: three methods, each with its twin.
+        copy_pair!(timing, arm, order, 1: 0, 1);
+        copy_pair!(timing, arm, order, 2: 2, 3);
+        copy_pair!(timing, arm, order, 3: 4, 5);
     }
     // The same buffers with the work reduced to S1's touch, in the same run.
     pair!(timing, TOUCH_HEAP, workloads::s1_heap(n));
@@ -59,10 +116,10 @@ fn time_size(run: &Run, n: usize, order: &[Item]) -> Measured {
     timing.run(Schedule::Interleaved)
 }
 
-/// A strategy's three copies in one process, as the publish rule's pair: their median and the
+/// An arm's three copies in one process, as the publish rule's pair: their median and the
 /// copy or twin farthest from it.
-fn copies_pair(p: &Measurements, strategy: Scratch) -> Pair {
-    let methods: Vec<_> = (1..=COPIES).map(|c| p.expect(&copy(strategy, c))).collect();
+fn copies_pair(p: &Measurements, arm: Arm) -> Pair {
+    let methods: Vec<_> = (1..=COPIES).map(|c| p.expect(&copy(arm, c))).collect();
     let originals: Vec<f64> = methods.iter().map(|r| r.median_ns).collect();
     let twins: Vec<f64> = methods.iter().map(|r| r.twin.median_ns).collect();
     let (original_ns, twin_ns) = spans::copies_pair(&originals, &twins);
@@ -72,28 +129,24 @@ fn copies_pair(p: &Measurements, strategy: Scratch) -> Pair {
     }
 }
 
-/// A strategy's three copies in every process.
-fn copies_figures(m: &Measured, strategy: Scratch) -> Figures {
+/// An arm's three copies in every process.
+fn copies_figures(m: &Measured, arm: Arm) -> Figures {
     Figures {
-        per_process: m
-            .processes
-            .iter()
-            .map(|p| copies_pair(p, strategy))
-            .collect(),
+        per_process: m.processes.iter().map(|p| copies_pair(p, arm)).collect(),
     }
 }
 
-/// Every figure of a strategy's copies and twins in one process.
-fn copies_span(p: &Measurements, strategy: Scratch) -> Span {
+/// Every figure of an arm's copies and twins in one process.
+fn copies_span(p: &Measurements, arm: Arm) -> Span {
     let figures: Vec<f64> = (1..=COPIES)
-        .map(|c| p.expect(&copy(strategy, c)))
+        .map(|c| p.expect(&copy(arm, c)))
         .flat_map(|r| [r.median_ns, r.twin.median_ns])
         .collect();
     Span::of(&figures)
 }
 
 /// `a / b` for the whole operation, from the copies, under the publish rule.
-fn copies_ratio(m: &Measured, a: Scratch, b: Scratch) -> Claim {
+fn copies_ratio(m: &Measured, a: Arm, b: Arm) -> Claim {
     Claim::ratio(
         publish::ratio(
             &copies_figures(m, a),
@@ -105,7 +158,7 @@ fn copies_ratio(m: &Measured, a: Scratch, b: Scratch) -> Claim {
 }
 
 /// In one process: whether `a`'s copies are resolvably faster than `b`'s.
-fn copies_faster(p: &Measurements, a: Scratch, b: Scratch) -> Option<bool> {
+fn copies_faster(p: &Measurements, a: Arm, b: Arm) -> Option<bool> {
     let single = |s| Figures::single(copies_pair(p, s));
     match publish::difference(&single(a), &single(b)) {
         Verdict::Published(d) => Some(d < 0.0),
@@ -117,7 +170,7 @@ fn copies_faster(p: &Measurements, a: Scratch, b: Scratch) -> Option<bool> {
 /// for the touch alone, beyond the twins and the copies.
 fn dilutes(p: &Measurements) -> Option<bool> {
     let touch = method_span(p, TOUCH_STACK).over(method_span(p, TOUCH_HEAP))?;
-    let whole = copies_span(p, Scratch::Stack).over(copies_span(p, Scratch::Heap))?;
+    let whole = copies_span(p, Arm::STACK).over(copies_span(p, Arm::HEAP))?;
     spans::dilutes(touch, whole)
 }
 
@@ -136,48 +189,56 @@ fn s7_full_operation(run: &Run) -> Vec<Table> {
     vec![copies_table(run, &sizes), dilution_table(&sizes)]
 }
 
+/// Every process's verdict on the sizes at which `answer` holds.
+fn per_size(sizes: &[BySize], answer: &dyn Fn(&Measurements) -> Option<bool>) -> Claim {
+    agree(sizes[0].measured.process_count(), |p| {
+        let outcomes: Vec<(usize, Option<bool>)> = sizes
+            .iter()
+            .map(|s| (s.size, answer(&s.measured.processes[p])))
+            .collect();
+        Some(describe_sizes(
+            &sizes_where(&outcomes),
+            outcomes.len(),
+            items,
+        ))
+    })
+}
+
 fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
-    let rows: Vec<(&BySize, Scratch)> = sizes
+    let rows: Vec<(&BySize, Arm)> = sizes
         .iter()
-        .flat_map(|s| Scratch::ALL.map(|strategy| (s, strategy)))
+        .flat_map(|s| Arm::ALL.map(|arm| (s, arm)))
         .collect();
-    let medians = |(s, strategy): &(&BySize, Scratch)| -> Vec<f64> {
+    let medians = |(s, arm): &(&BySize, Arm)| -> Vec<f64> {
         (1..=COPIES)
-            .map(|c| s.measured.expect(&copy(*strategy, c)).median_ns())
+            .map(|c| s.measured.expect(&copy(*arm, c)).median_ns())
             .collect()
     };
     let mut columns = Columns::new()
-        .col("N items", |(s, _): &(&BySize, Scratch)| Cell::count(s.size))
-        .col("strategy", |(_, strategy): &(&BySize, Scratch)| {
-            Cell::text(format!("`{strategy:?}`"))
+        .col("N items", |(s, _): &(&BySize, Arm)| Cell::count(s.size))
+        .col("strategy", |(_, arm): &(&BySize, Arm)| {
+            Cell::text(arm.name())
         });
     for c in 1..=COPIES {
-        columns = columns.col(
-            format!("copy {c}"),
-            move |(s, strategy): &(&BySize, Scratch)| {
-                s.measured.expect(&copy(*strategy, c)).median_cell()
-            },
-        );
+        columns = columns.col(format!("copy {c}"), move |(s, arm): &(&BySize, Arm)| {
+            s.measured.expect(&copy(*arm, c)).median_cell()
+        });
     }
-    let worst = |(s, strategy): &(&BySize, Scratch),
-                 noise: &dyn Fn(&lab::timing::Method<'_>) -> f64| {
+    let worst = |(s, arm): &(&BySize, Arm), noise: &dyn Fn(&lab::timing::Method<'_>) -> f64| {
         (1..=COPIES)
-            .map(|c| noise(&s.measured.expect(&copy(*strategy, c))))
+            .map(|c| noise(&s.measured.expect(&copy(*arm, c))))
             .fold(0.0, f64::max)
     };
     let mut table = run.own(
         columns
-            .col("spread of the three", move |row: &(&BySize, Scratch)| {
+            .col("spread of the three", move |row: &(&BySize, Arm)| {
                 let span = Span::of(&medians(row));
                 Cell::Percent(100.0 * (span.hi - span.lo) / span.lo)
             })
-            .col(
-                "largest twin disagreement",
-                move |row: &(&BySize, Scratch)| {
-                    Cell::Percent(worst(row, &|m| m.twin_disagreement_pct()))
-                },
-            )
-            .col("between processes", move |row: &(&BySize, Scratch)| {
+            .col("largest twin disagreement", move |row: &(&BySize, Arm)| {
+                Cell::Percent(worst(row, &|m| m.twin_disagreement_pct()))
+            })
+            .col("between processes", move |row: &(&BySize, Arm)| {
                 if row.0.measured.process_count() > 1 {
                     Cell::Percent(worst(row, &|m| m.spread_pct()))
                 } else {
@@ -186,41 +247,64 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
             })
             .col(
                 "/ Heap (the copies' median)",
-                |(s, strategy): &(&BySize, Scratch)| {
-                    if *strategy == Scratch::Heap {
+                |(s, arm): &(&BySize, Arm)| {
+                    if *arm == Arm::HEAP {
                         Cell::Empty
                     } else {
-                        Cell::Claim(copies_ratio(&s.measured, *strategy, Scratch::Heap))
+                        Cell::Claim(copies_ratio(&s.measured, *arm, Arm::HEAP))
                     }
                 },
             )
             .table("S7", Kind::Time, "", &rows),
     );
     table.note(sizes[0].measured.protocol_note());
-    table.note("Each order size is its own interleaved run (the line above is the first size's). Orders come from `generate_order(N, 42)`; boxes hold 40 kg. No instruction counts: 46 callgrind children per size would add minutes.");
-    table.note("Each copy is a separate copy of the measured code: `pack_copy::<0>` to `pack_copy::<5>` are six instantiations of one function holding the strategy's buffer handling (the `Vec`, the pool's rent, the arrays, the `SmallVec`s), three methods and their three twins, each at its own address. All of them call the library's one packing body, as the seed's three copies called one consolidator. So the spread of the three is a noise figure of its own, as in the seed's third benchmark.");
-    table.note("A ratio to Heap is the median of the three copies over the median of Heap's three, under the publish rule with each figure's noise the copy or twin farthest from its median: it must beat the spread of the copies as well as the twins'.");
+    table.note(format!("Each order size is its own interleaved run (the line above is the first size's). Orders come from `generate_order(N, 42)`; boxes hold 40 kg. No instruction counts: {} callgrind children per size would add minutes.", 2 * (COPIES * Arm::ALL.len() + 2)));
+    table.note("Each copy is a separate copy of the measured code: `pack_copy::<0>` to `pack_copy::<5>` are six instantiations of one function holding the strategy's buffer handling (the `Vec`, the pool's rent, the arrays, the `SmallVec`s), three methods and their three twins, each at its own address, and so are `reuse_copy` and `fresh_copy` for the caller's own buffer. All of them call the library's one packing body, as the seed's three copies called one consolidator: it takes its scratch as `MaybeUninit<f64>` slots, so the unzeroed buffers (`StackUninit`, the reused and the fresh `Vec`) run the same code as the zeroed ones. So the spread of the three is a noise figure of its own, as in the seed's third benchmark.");
+    table.note("The reused `Vec` is allocated once per copy before the run and cleared on every call (`pack_boxes_reusing`: `clear()`, a capacity check, the spare capacity packed into); the fresh one is the same code handed a new `Vec::with_capacity(2N)` on every call; `Heap` is `vec![0.0; 2N]`. So reused → fresh is the allocation, fresh → `Heap` the zeroing on `calloc`'s path, and `StackUninit` differs from the reused `Vec` in where the scratch lives; `Stack` also zeroes 2 KiB.");
+    table.note("A ratio to Heap is the median of the three copies over the median of Heap's three, under the publish rule with each figure's noise the copy or twin farthest from its median: it must beat the spread of the copies as well as the twins'. The conclusions below compare the copies the same way, in every process.");
     table.note("The seed's three identical copies disagreed by up to 28.1 % (at 4 items).");
+    let faster = |a: Arm, b: Arm| per_size(sizes, &move |p| copies_faster(p, a, b));
+    let uninit = Arm::Scratch(Scratch::StackUninit);
+    table.conclude(
+        "the sizes at which the whole operation is faster with the reused `Vec` than with `Heap`, which allocates and zeroes 2N values on every call",
+        faster(Arm::Reused, Arm::HEAP),
+    );
+    table.conclude(
+        "the sizes at which the whole operation is faster with the reused `Vec` than with a fresh unzeroed one: the allocation, in the whole operation",
+        faster(Arm::Reused, Arm::Fresh),
+    );
+    table.conclude(
+        "the sizes at which the whole operation is faster with `StackUninit` than with the reused `Vec`: what the stack buys over a buffer the caller owns, neither zeroed",
+        faster(uninit, Arm::Reused),
+    );
+    table.conclude(
+        "the sizes at which the whole operation is faster with `Stack`, which zeroes 2 KiB, than with the reused `Vec`",
+        faster(Arm::STACK, Arm::Reused),
+    );
+    table.conclude(
+        "the sizes at which the whole operation is faster with the reused `Vec` than with `Stack`",
+        faster(Arm::Reused, Arm::STACK),
+    );
     table
 }
 
 fn dilution_table(sizes: &[BySize]) -> Table {
     let mimalloc = sizes[0].measured.under(Allocator::Mimalloc).is_some();
+    let (hybrid, pool) = (Arm::Scratch(Scratch::Hybrid), Arm::Scratch(Scratch::Pool));
     let mut table = Columns::new()
         .col("N items", |s: &BySize| Cell::count(s.size))
         .col("Stack / Heap, the touch only", |s: &BySize| {
             s.measured.ratio_cell(TOUCH_STACK, TOUCH_HEAP)
         })
         .col("Stack / Heap, the whole operation", |s: &BySize| {
-            Cell::Claim(copies_ratio(&s.measured, Scratch::Stack, Scratch::Heap))
+            Cell::Claim(copies_ratio(&s.measured, Arm::STACK, Arm::HEAP))
         })
         .col("closer to 1×, beyond the copies' spread?", |s: &BySize| {
             Cell::Claim(s.measured.verdict(|p| yes_no(dilutes(p))))
         })
-        .col("faster: Hybrid or Pool?", |s: &BySize| {
+        .col("faster: Hybrid or Pool?", move |s: &BySize| {
             Cell::Claim(s.measured.verdict(|p| {
-                copies_faster(p, Scratch::Hybrid, Scratch::Pool)
-                    .map(|h| if h { "Hybrid" } else { "Pool" }.to_owned())
+                copies_faster(p, hybrid, pool).map(|h| if h { "Hybrid" } else { "Pool" }.to_owned())
             }))
         })
         .col_if(
@@ -228,7 +312,7 @@ fn dilution_table(sizes: &[BySize]) -> Table {
             "Stack / Heap, the whole operation, under mimalloc",
             |s: &BySize| {
                 s.measured.under(Allocator::Mimalloc).map_or(Cell::Empty, |mm| {
-                    Cell::Claim(copies_ratio(mm, Scratch::Stack, Scratch::Heap))
+                    Cell::Claim(copies_ratio(mm, Arm::STACK, Arm::HEAP))
                 })
             },
         )
@@ -241,30 +325,17 @@ fn dilution_table(sizes: &[BySize]) -> Table {
     table.note(sizes[0].measured.protocol_note());
     table.note("The touch-only ratio is S1's workload at the same N, timed in the same run as the whole operation. *Closer to 1×* is a verdict: in every process, the whole operation's ratio must be closer to 1× than the touch's whichever copy and twin of each strategy is taken.");
     table.note("The seed: 0.42 with the work reduced to a touch, 0.90 with the whole operation (1.02 at its worst size); and its real hybrid tied with the pool at 32, 64 and 128 items, where its proxy, the bare literal cap, lost to the pool.");
-    let per_size = |answer: &dyn Fn(&Measurements) -> Option<bool>| {
-        agree(sizes[0].measured.process_count(), |p| {
-            let outcomes: Vec<(usize, Option<bool>)> = sizes
-                .iter()
-                .map(|s| (s.size, answer(&s.measured.processes[p])))
-                .collect();
-            Some(describe_sizes(
-                &sizes_where(&outcomes),
-                outcomes.len(),
-                items,
-            ))
-        })
-    };
     table.conclude(
         "the sizes at which the gain dilutes: the whole operation's Stack / Heap ratio is closer to 1× than the touch's, beyond the three copies' spread (the seed: 0.42 → 0.90)",
-        per_size(&dilutes),
+        per_size(sizes, &dilutes),
     );
     table.conclude(
         "the sizes at which the whole operation is faster with Hybrid than with Pool",
-        per_size(&|p| copies_faster(p, Scratch::Hybrid, Scratch::Pool)),
+        per_size(sizes, &|p| copies_faster(p, hybrid, pool)),
     );
     table.conclude(
         "the sizes at which the whole operation is faster with Pool than with Hybrid (S2's proxy for the hybrid, the bare zeroed cap, is never a whole operation)",
-        per_size(&|p| copies_faster(p, Scratch::Pool, Scratch::Hybrid)),
+        per_size(sizes, &|p| copies_faster(p, pool, hybrid)),
     );
     table
 }

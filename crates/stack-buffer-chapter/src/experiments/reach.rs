@@ -1,6 +1,8 @@
 //! Reaching a usable buffer (S1) and the fixed cap's crossovers (S2): the seed's first
 //! benchmark, the work reduced to a touch.
 
+use std::hint::black_box;
+
 use lab::protocol::Allocator;
 use lab::report::{Function, Run};
 use lab::table::{Columns, Table};
@@ -14,6 +16,8 @@ use crate::workloads;
 pub(super) const S1: Function = lab::function!(s1_reach_a_buffer);
 
 pub(super) const HEAP: &str = "heap `vec![0.0; 2N]`";
+pub(super) const HEAP_UNINIT: &str = "heap `Vec::with_capacity(2N)`";
+pub(super) const REUSED: &str = "reused `Vec`, `clear()`";
 pub(super) const STACK: &str = "stack `[0.0; 256]`";
 pub(super) const STACK_UNINIT: &str = "stack `[MaybeUninit<f64>; 256]`";
 const POOL: &str = "pool `rent(2N)`";
@@ -39,6 +43,14 @@ fn time_size(run: &Run, n: usize) -> Measured {
     drop(stack_buffer::scratch_pool().rent(2 * n)); // warm: the pool's hit path
     // A callgrind child per size, method and copy would add minutes: no instruction counts.
     let mut timing = Timing::new(run.config().without_instructions());
+    // The caller's own buffers, one per copy, allocated here, outside the timed loop.
+    let (mut original, mut twin) = (Vec::with_capacity(2 * n), Vec::with_capacity(2 * n));
+    timing.method_pair(
+        REUSED,
+        move || workloads::s1_reused::<0>(&mut original, black_box(n)),
+        move || workloads::s1_reused::<1>(&mut twin, black_box(n)),
+    );
+    pair!(timing, HEAP_UNINIT, workloads::s1_heap_uninit(n));
     pair!(timing, HEAP, workloads::s1_heap(n));
     if fits(n) {
         pair!(timing, STACK, workloads::s1_stack(n));
@@ -56,7 +68,11 @@ fn time_size(run: &Run, n: usize) -> Measured {
 
 fn s1_reach_a_buffer(run: &Run) -> Vec<Table> {
     let runs = run.time_by_size(&workloads::S1_ITEMS, |n| time_size(run, n));
-    vec![s1_table(run, &runs), s2_table(&runs)]
+    vec![
+        s1_table(run, &runs),
+        baselines_table(&runs),
+        s2_table(&runs),
+    ]
 }
 
 fn s1_table(run: &Run, runs: &[BySize]) -> Table {
@@ -114,12 +130,79 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
     s1.note(runs[0].measured.protocol_note());
     s1.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): compare within a row; differences between rows also contain what changed between runs. No instruction counts: a callgrind child per size, method and copy would add minutes.");
     s1.note("Every method is a call of its own (`#[inline(never)]`) that reaches its buffer and calls the one touch (`touch_raw`, also a call of its own: write the first and last value, read them back); the floor is a call that does the same touch on an existing buffer of 2N values, so the floor counts the same two calls. Each twin runs a second copy of the measured function (`s1_heap::<1>` beside `s1_heap::<0>`).");
+    s1.note("The same runs time a buffer the caller owns and reuses and a fresh unzeroed one: S1-baselines shows them beside the fresh zeroed heap and puts both caps against the reused buffer.");
     s1.note("Both stack columns are a 2 KiB array whatever N is: stable Rust has no variable-size stack allocation, so the seed's `stackalloc double[2N]` has no counterpart; the fixed cap is the Rust pattern. The zeroed one writes 2 KiB of zeros on every call; the other is `[MaybeUninit<f64>; 256]`, the seed's `FixedCapOnlyNoInit` (a literal cap under `[SkipLocalsInit]`). The heap's `vec![0.0; 2N]` is a `calloc` of exactly 2N values. The pool is warm (its hit path) and hands back what its last user wrote: it zeroes nothing.");
     s1.note("The seed's stack/heap ratio was between 0.38 and 0.53 over eight sizes (mean 0.415), with a variable-size `stackalloc` zeroed to exactly 2N values: not comparable size by size with a fixed cap.");
     if mimalloc {
         s1.note("The mimalloc columns are the same runs in processes of `stack-buffer-experiments-mimalloc`: both sides of the ratio ran there. S2 and X1-stack draw the conclusions.");
     }
     s1
+}
+
+/// S1-baselines: the caps against what a Rust programmer already has, from S1's runs: a buffer
+/// the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one.
+fn baselines_table(runs: &[BySize]) -> Table {
+    let cap_over_reused = |cap: &'static str| {
+        move |s: &BySize| {
+            if fits(s.size) {
+                s.measured.ratio_cell(cap, REUSED)
+            } else {
+                Cell::text("does not fit")
+            }
+        }
+    };
+    let mut table = Columns::new()
+        .col("N items", |s: &BySize| Cell::count(s.size))
+        .col("reused `Vec` (`clear()`, passed down)", |s: &BySize| {
+            s.measured.expect(REUSED).median_cell()
+        })
+        .col("fresh, unzeroed: `Vec::with_capacity(2N)`", |s: &BySize| {
+            s.measured.expect(HEAP_UNINIT).median_cell()
+        })
+        .col("fresh, zeroed: `vec![0.0; 2N]`", |s: &BySize| {
+            s.measured.expect(HEAP).median_cell()
+        })
+        .col("unzeroed cap / reused", cap_over_reused(STACK_UNINIT))
+        .col("zeroed cap / reused", cap_over_reused(STACK))
+        .table(
+            "S1-baselines",
+            Kind::Time,
+            "The 2 KiB caps against what a Rust programmer already has, from S1's runs: a buffer the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one",
+            runs,
+        );
+    table.note(runs[0].measured.protocol_note());
+    table.note("The reused buffer is a `Vec<f64>` of capacity 2N that each copy of the measured function owns, allocated once before the run: every call clears it (`clear()`), checks its capacity (`reserve(2N)`: a comparison, once it is large enough) and touches 2N values of its spare capacity with the one `touch_raw`, so it allocates nothing and zeroes nothing. The fresh unzeroed buffer is the same touch of a new `Vec::with_capacity(2N)` (a `malloc` and a `free` per call); the fresh zeroed one is S1's `vec![0.0; 2N]` (a `calloc`). So reused → fresh unzeroed is the allocation, and fresh unzeroed → fresh zeroed the zeroing, on `calloc`'s path (S3-heap).");
+    table.note("The unzeroed cap differs from the reused buffer in where its memory is (its own frame, against a block handed down by the caller) and in the `Vec`'s bookkeeping; the zeroed cap also zeroes 2 KiB on every call, which the reused buffer does not, so its ratio holds two differences (S1's two cap columns give the zeroing's share). The twins' disagreement and the spread between processes of these methods are in S1's last two columns.");
+    let fitting: Vec<&BySize> = runs.iter().filter(|s| fits(s.size)).collect();
+    let every: Vec<&BySize> = runs.iter().collect();
+    table.conclude(
+        "the sizes at which the unzeroed 2 KiB cap is faster than the reused buffer, neither zeroed: what the stack buys over a buffer the caller already owns",
+        BySize::sizes_where_faster(&fitting, STACK_UNINIT, REUSED, items),
+    );
+    table.conclude(
+        "the sizes at which the reused buffer is faster than the zeroed 2 KiB cap, which zeroes 2 KiB on every call",
+        BySize::sizes_where_faster(&fitting, REUSED, STACK, items),
+    );
+    table.conclude(
+        "the sizes at which the reused buffer is faster than a fresh unzeroed one: what the allocation costs (`malloc` + `free`), with nothing zeroed",
+        BySize::sizes_where_faster(&every, REUSED, HEAP_UNINIT, items),
+    );
+    table.conclude(
+        "the sizes at which the fresh unzeroed buffer is faster than the fresh zeroed one: what the zeroing costs on the heap (`calloc`'s path against `malloc`'s)",
+        BySize::sizes_where_faster(&every, HEAP_UNINIT, HEAP, items),
+    );
+    if let Some(mimalloc) = BySize::under(runs, Allocator::Mimalloc) {
+        let every: Vec<&BySize> = mimalloc.iter().collect();
+        table.conclude(
+            "under mimalloc, the sizes at which the reused buffer is faster than a fresh unzeroed one",
+            BySize::sizes_where_faster(&every, REUSED, HEAP_UNINIT, items),
+        );
+        table.conclude(
+            "under mimalloc, the sizes at which the fresh unzeroed buffer is faster than the fresh zeroed one",
+            BySize::sizes_where_faster(&every, HEAP_UNINIT, HEAP, items),
+        );
+    }
+    table
 }
 
 fn s2_table(runs: &[BySize]) -> Table {
@@ -171,6 +254,7 @@ fn s2_table(runs: &[BySize]) -> Table {
         );
     s2.note(runs[0].measured.protocol_note());
     s2.note("Each cell is a verdict: a method is named when it was resolvably faster in every process (its difference beat both twins' disagreement and the absolute floor in that process). *Varies between runs (k of n)* means the processes did not agree: k reached the most common answer. That is the honest answer where the two are close, and the reason a single run's crossover is not a result.");
+    s2.note("These crossovers are the seed's, between buffers that are both zeroed (the unzeroed cap's columns excepted). S1-baselines puts both caps against a buffer the caller owns and reuses, which zeroes and allocates nothing, and against a fresh unzeroed one.");
     s2.note("The cap here is a proxy for the production hybrid, as the seed's `FixedCapOnly` was: the array and the touch, without `Scratch::Hybrid`'s branch and pool fallback. S7 times the real `Hybrid` in the whole operation.");
     s2.note("The seed's cap is a literal-size `stackalloc` of 2 KiB, zeroed (`FixedCapOnly`) or under `[SkipLocalsInit]` (`FixedCapOnlyNoInit`, about 3 ns, faster than everything at all seven sizes), against `new double[2N]` and `ArrayPool`, one process, with a 29 % noise floor of its own.");
     s2.note(SEED_CELLS);

@@ -1,5 +1,5 @@
-//! X1 for chapter 2: every stack technique of the chapter against what it replaces, under glibc
-//! and under mimalloc. It makes no timing run of its own: it reads S1's, S3's and S12-time's
+//! X1 for chapter 2: every stack technique of the chapter against what it replaces, and the
+//! reused buffer against a fresh one, under glibc and under mimalloc. It makes no timing run of its own: it reads S1's, S3's and S12-time's
 //! runs, which the report measured under both allocators.
 
 use lab::Table;
@@ -10,7 +10,7 @@ use stack_buffer::MAX_STACK_ITEMS;
 
 use super::inline::{HYBRID, LARGE};
 use super::reach::{HEAP, STACK};
-use super::zeroing::{heap_uninit, heap_zeroed, stack_uninit, stack_zeroed};
+use super::zeroing::{heap_reused, heap_uninit, heap_zeroed, stack_uninit, stack_zeroed};
 use super::{bytes_label, items};
 use crate::workloads::S3_BYTES;
 
@@ -56,6 +56,18 @@ fn x1_stack(run: &Run) -> Vec<Table> {
             baseline: heap_uninit(bytes),
         });
     }
+    let first_reuse_row = rows.len();
+    for bytes in S3_BYTES {
+        rows.push(Row {
+            label: format!(
+                "reused `Vec` vs a fresh `Vec::with_capacity`, {}",
+                bytes_label(bytes)
+            ),
+            run: s3_at,
+            technique: heap_reused(bytes),
+            baseline: heap_uninit(bytes),
+        });
+    }
     let first_s12_row = rows.len();
     for (i, s) in s12.iter().enumerate() {
         if s.size > MAX_STACK_ITEMS {
@@ -83,7 +95,7 @@ fn x1_stack(run: &Run) -> Vec<Table> {
     table.note(format!("S1: {}", s1[0].measured.protocol_note()));
     table.note(format!("S3: {}", s3[0].measured.protocol_note()));
     table.note(format!("S12-time: {}", s12[0].measured.protocol_note()));
-    table.note("Each row compares two methods of one run, in the same processes; under mimalloc both ran in processes of `stack-buffer-experiments-mimalloc`. Only the heap side calls an allocator: the stack never does, and the pool's hit path does not either.");
+    table.note("Each row compares two methods of one run, in the same processes; under mimalloc both ran in processes of `stack-buffer-experiments-mimalloc`. Only the heap side calls an allocator: the stack never does, the pool's hit path does not either, and neither does a reused `Vec` once it is large enough, so its rows ask whether allocating a fresh unzeroed buffer still costs something under each allocator.");
     let pays = |range: std::ops::Range<usize>| {
         let chosen = &techniques[range];
         move |allocator: Allocator| {
@@ -102,13 +114,20 @@ fn x1_stack(run: &Run) -> Vec<Table> {
             })
         }
     };
-    let s3_rows = pays(first_s3_row..first_s12_row);
+    let s3_rows = pays(first_s3_row..first_reuse_row);
+    let reuse_rows = pays(first_reuse_row..first_s12_row);
     let s12_rows = pays(first_s12_row..techniques.len());
     for allocator in Allocator::ALL {
         let name = allocator.short();
         if let Some(claim) = s3_rows(allocator) {
             table.conclude(
                 format!("under {name}, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array is faster than a heap buffer of the same size, zeroed or not (S3's pairs)"),
+                claim,
+            );
+        }
+        if let Some(claim) = reuse_rows(allocator) {
+            table.conclude(
+                format!("under {name}, at 16 B, 256 B, 2 KiB and 8 KiB, a buffer the caller owns and reuses is faster than a fresh unzeroed one of the same size (S3-baselines' pairs)"),
                 claim,
             );
         }

@@ -5,7 +5,7 @@
 use lab::protocol::Allocator;
 use lab::publish::Verdict;
 use lab::report::{Function, Run};
-use lab::table::Columns;
+use lab::table::{Claim, Columns};
 use lab::timing::{Measured, Measurements, Schedule, Timing, agree};
 use lab::verdicts::{describe_sizes, sizes_where};
 use lab::{Cell, Kind, Table};
@@ -14,21 +14,24 @@ use super::{SEED_CELLS, bytes_label, method_span, pair};
 use crate::disasm;
 use crate::heap::{self, AROUND_THE_CACHE_LIMIT, Request};
 use crate::spans::{Span, below};
-use crate::workloads::{self, Copies, HEAP_SIZES, S3_BYTES, STACK_SIZES, Workload};
+use crate::workloads::{self, Copies, HEAP_SIZES, REUSED_SIZES, S3_BYTES, STACK_SIZES, Workload};
 
 pub(super) const S3: Function = lab::function!(s3_factorial);
 
 const MEMSET: &str = "`fill(0.0)` of an existing 8 KiB buffer (`memset`)";
 const FLOOR: &str = "touch an existing 8 KiB buffer";
 const EIGHT_KIB: usize = 8 * 1024;
+/// The methods of S3's run: both stack arrays at every size, both heap buffers and the reused
+/// one at the factorial's, the `memset` reference and the floor.
+const METHODS: usize = 2 * STACK_SIZES.len() + 2 * HEAP_SIZES.len() + REUSED_SIZES.len() + 2;
 
-/// The method names of one size: zeroed and unzeroed on the stack, and on the heap where the
-/// factorial has that size.
+/// The method names of one size: zeroed and unzeroed on the stack, and on the heap (zeroed,
+/// unzeroed, the reused buffer) where the factorial has that size.
 struct Size {
     bytes: usize,
     zeroed: String,
     uninit: String,
-    heap: Option<[String; 2]>,
+    heap: Option<[String; 3]>,
 }
 
 pub(super) fn stack_zeroed(bytes: usize) -> String {
@@ -47,6 +50,10 @@ pub(super) fn heap_uninit(bytes: usize) -> String {
     format!("heap, `Vec::with_capacity`, {}", bytes_label(bytes))
 }
 
+pub(super) fn heap_reused(bytes: usize) -> String {
+    format!("heap, reused `Vec`, {}", bytes_label(bytes))
+}
+
 impl Size {
     fn all() -> Vec<Size> {
         STACK_SIZES
@@ -57,7 +64,7 @@ impl Size {
                 uninit: stack_uninit(bytes),
                 heap: S3_BYTES
                     .contains(&bytes)
-                    .then(|| [heap_zeroed(bytes), heap_uninit(bytes)]),
+                    .then(|| [heap_zeroed(bytes), heap_uninit(bytes), heap_reused(bytes)]),
             })
             .collect()
     }
@@ -69,7 +76,7 @@ impl Size {
             .map(String::as_str)
     }
 
-    fn heap(&self) -> &[String; 2] {
+    fn heap(&self) -> &[String; 3] {
         self.heap.as_ref().expect("a size of the factorial")
     }
 
@@ -86,7 +93,7 @@ fn register(timing: &mut Timing<'_>, name: &str, f: &Copies<Workload>) {
 }
 
 fn s3_factorial(run: &Run) -> Vec<Table> {
-    // 26 methods × 2 copies: callgrind would add a minute; S4 reads the code instead.
+    // 30 methods × 2 copies: callgrind would add a minute; S4 reads the code instead.
     let mut timing = Timing::new(run.config().without_instructions());
     for (bytes, zeroed, uninit) in &STACK_SIZES {
         register(&mut timing, &stack_zeroed(*bytes), zeroed);
@@ -95,6 +102,17 @@ fn s3_factorial(run: &Run) -> Vec<Table> {
     for (bytes, zeroed, uninit) in &HEAP_SIZES {
         register(&mut timing, &heap_zeroed(*bytes), zeroed);
         register(&mut timing, &heap_uninit(*bytes), uninit);
+    }
+    for (bytes, reused) in &REUSED_SIZES {
+        // The caller's own buffers, one per copy, allocated here, outside the timed loop.
+        let values = bytes / 8;
+        let (mut a, mut b) = (Vec::with_capacity(values), Vec::with_capacity(values));
+        let [original, twin] = reused.copies;
+        timing.method_pair(
+            &heap_reused(*bytes),
+            move || original(&mut a),
+            move || twin(&mut b),
+        );
     }
     let buffers = || (vec![0.0f64; EIGHT_KIB / 8], vec![0.0f64; EIGHT_KIB / 8]);
     let (mut a, mut b) = buffers();
@@ -113,6 +131,7 @@ fn s3_factorial(run: &Run) -> Vec<Table> {
     let sizes = Size::all();
     vec![
         s3_table(run, &m, &sizes),
+        s3_baselines_table(&m, &sizes),
         s3_heap_table(&heap_run),
         s5_table(&m, &sizes),
     ]
@@ -161,11 +180,13 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
     let floor = m.expect(FLOOR);
     s3.note(m.protocol_note());
     s3.note(format!(
-        "One run of 26 methods, each with its twin: the factorial's 16, S5's other stack sizes and `memset` reference, and the floor, which measured {} (twin disagreement {}). Every method is an indirect call to an `#[inline(never)]` function that reaches its buffer and calls the one touch (`touch_raw`, a call of its own); the floor is an indirect call to a function that makes the same touch on an existing 8 KiB buffer. Each twin calls a second copy of the measured function.",
+        "One run of {} methods, each with its twin: the factorial's 16, S3-baselines' {} reused buffers, S5's other stack sizes and `memset` reference, and the floor, which measured {} (twin disagreement {}). Every method is an indirect call to an `#[inline(never)]` function that reaches its buffer and calls the one touch (`touch_raw`, a call of its own); the floor is an indirect call to a function that makes the same touch on an existing 8 KiB buffer. Each twin calls a second copy of the measured function.",
+        METHODS,
+        REUSED_SIZES.len(),
         floor.median_cell().render(),
         Cell::Percent(floor.twin_disagreement_pct()).render()
     ));
-    s3.note("What the floor does not share with the stack methods: it gets its buffer's address and length as arguments, where they form them from their own frame; it touches two cache lines, where the 16 B method touches one; and its frame holds no array. So *`MaybeUninit` minus the floor* is the cost of reaching the block with those differences included, not of the reservation alone. Both differences are under the publish rule. No instruction counts: 52 callgrind children would add a minute, and S4 reads the code instead.");
+    s3.note(format!("What the floor does not share with the stack methods: it gets its buffer's address and length as arguments, where they form them from their own frame; it touches two cache lines, where the 16 B method touches one; and its frame holds no array. So *`MaybeUninit` minus the floor* is the cost of reaching the block with those differences included, not of the reservation alone. Both differences are under the publish rule. No instruction counts: {} callgrind children would add a minute, and S4 reads the code instead.", 2 * METHODS));
     s3.note("On the heap, `vec![0.0; n]` asks the allocator for zeroed memory: glibc serves it with `calloc`, `Vec::with_capacity` with `malloc`. Their difference is `calloc`'s path minus `malloc`'s, not the zeroing alone (S3-heap).");
     s3.note("The seed's second axis was `stackalloc` with a literal vs a variable size. Stable Rust has no variable-size stack allocation (no language-level `alloca`), so that axis has no counterpart; it is replaced by *fixed size on the stack vs exact size on the heap*, the choice a Rust programmer actually has.");
     s3.note("The seed's literal `stackalloc` (its machine under *Sources*), twins and instrument included: 256 B 3.39 ns without zeroing; 2 KiB 3.24 ns without and 36.08 ns with; 8 KiB 4.93 ns without and 97.56 ns with. Its `new double[256]` and `new double[1024]` (2 KiB and 8 KiB, first benchmark): 210.2 ns and 815.7 ns.");
@@ -181,17 +202,7 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
         }),
     );
     let by_size = |a: &dyn Fn(&Size) -> &str, b: &dyn Fn(&Size) -> &str| {
-        agree(m.process_count(), |p| {
-            let outcomes: Vec<(usize, Option<bool>)> = factorial
-                .iter()
-                .map(|s| (s.bytes, m.processes[p].faster(a(s), b(s))))
-                .collect();
-            Some(describe_sizes(
-                &sizes_where(&outcomes),
-                outcomes.len(),
-                bytes_label,
-            ))
-        })
+        sizes_where_faster(m, &factorial, a, b)
     };
     s3.conclude(
         "the sizes at which the unzeroed stack array is faster than the unzeroed heap buffer: `malloc` and `free` cost something before anything is zeroed",
@@ -201,7 +212,86 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
         "the sizes at which `vec![0.0; n]` (`calloc`) is slower than `Vec::with_capacity` (`malloc`)",
         by_size(&|s| &s.heap()[1], &|s| &s.heap()[0]),
     );
+    let smallest = factorial[0];
+    s3.conclude(
+        format!("the sizes at which the `MaybeUninit` stack array is slower than the one of {}: a larger array costs more to reach even when nothing is zeroed (the seed: obtaining the block barely grows with its size)", bytes_label(smallest.bytes)),
+        agree(m.process_count(), |p| {
+            let outcomes: Vec<(usize, Option<bool>)> = factorial[1..]
+                .iter()
+                .map(|s| (s.bytes, m.processes[p].faster(&smallest.uninit, &s.uninit)))
+                .collect();
+            Some(describe_sizes(&sizes_where(&outcomes), outcomes.len(), bytes_label))
+        }),
+    );
     s3
+}
+
+/// Every process's verdict on the factorial's sizes at which `a` is faster than `b`.
+fn sizes_where_faster(
+    m: &Measured,
+    factorial: &[&Size],
+    a: &dyn Fn(&Size) -> &str,
+    b: &dyn Fn(&Size) -> &str,
+) -> Claim {
+    agree(m.process_count(), |p| {
+        let outcomes: Vec<(usize, Option<bool>)> = factorial
+            .iter()
+            .map(|s| (s.bytes, m.processes[p].faster(a(s), b(s))))
+            .collect();
+        Some(describe_sizes(
+            &sizes_where(&outcomes),
+            outcomes.len(),
+            bytes_label,
+        ))
+    })
+}
+
+/// S3-baselines: S3's buffers against a buffer the caller owns and reuses, from S3's run: the
+/// allocation, the zeroing, and what the stack buys over reuse, each its own difference.
+fn s3_baselines_table(m: &Measured, sizes: &[Size]) -> Table {
+    let factorial: Vec<&Size> = sizes.iter().filter(|s| s.heap.is_some()).collect();
+    let mut table = Columns::new()
+        .col("size", |s: &&Size| Cell::bytes(s.bytes))
+        .col("reused `Vec` (`clear()`, passed down)", |s: &&Size| {
+            m.expect(&s.heap()[2]).median_cell()
+        })
+        .col("the allocation: fresh unzeroed − reused", |s: &&Size| {
+            m.difference_cell(&s.heap()[1], &s.heap()[2])
+        })
+        .col("the zeroing: fresh zeroed − fresh unzeroed", |s: &&Size| {
+            m.difference_cell(&s.heap()[0], &s.heap()[1])
+        })
+        .col("stack, `MaybeUninit` − reused", |s: &&Size| {
+            m.difference_cell(&s.uninit, &s.heap()[2])
+        })
+        .col("stack, zeroed − reused", |s: &&Size| {
+            m.difference_cell(&s.zeroed, &s.heap()[2])
+        })
+        .table(
+            "S3-baselines",
+            Kind::Time,
+            "Reusing, allocating, zeroing: S3's buffers against a buffer the caller owns and reuses, each step its own difference, from S3's run",
+            &factorial,
+        );
+    table.note(m.protocol_note());
+    table.note("The reused buffer is a `Vec<f64>` of the row's size that each copy of the measured function owns, allocated once before the run: every call clears it (`clear()`), checks its capacity (`reserve(n)`: a comparison, once it is large enough) and touches its spare capacity with the one `touch_raw`, so it allocates nothing and zeroes nothing. S3's fresh heap buffers are the same touch of a new `Vec::with_capacity(n)` (`malloc`) and of `vec![0.0; n]` (`calloc`): reused → fresh unzeroed is one difference, the allocation and its `free`; fresh unzeroed → fresh zeroed is another, the zeroing on `calloc`'s path (S3-heap).");
+    table.note("The stack arrays differ from the reused buffer in where their memory is (their own frame, against a block handed down by the caller) and in the `Vec`'s bookkeeping; the zeroed array also zeroes its whole size. A negative difference is the stack array being faster. Every difference is under the publish rule, and the noise of these methods is in S3's last two columns, which cover each size's reused buffer too. X1-stack gives the allocation's pairs under mimalloc.");
+    fn reused(s: &Size) -> &str {
+        &s.heap()[2]
+    }
+    table.conclude(
+        "the sizes at which the reused buffer is faster than a fresh unzeroed one of the same size: the allocation costs something before anything is zeroed",
+        sizes_where_faster(m, &factorial, &reused, &|s| &s.heap()[1]),
+    );
+    table.conclude(
+        "the sizes at which the `MaybeUninit` stack array is faster than the reused buffer of the same size: what the stack buys over a buffer the caller already owns",
+        sizes_where_faster(m, &factorial, &|s| &s.uninit, &reused),
+    );
+    table.conclude(
+        "the sizes at which the reused buffer is faster than the zeroed stack array of the same size",
+        sizes_where_faster(m, &factorial, &reused, &|s| &s.zeroed),
+    );
+    table
 }
 
 fn malloc_name(bytes: usize) -> String {
