@@ -56,6 +56,7 @@ const EXPERIMENTS: &[Experiment] = &[
             test!(a1_the_free_list_pool_allocates_exactly_what_its_typed_arena_does),
             test!(a1_slab_grows_like_a_vec),
             test!(a1_the_contiguous_rows_are_one_allocation_and_no_growth_once_reserved),
+            "crates/arena-chapter/tests/a1_counts_dhat.rs::a1_counts_dhat_agrees_with_counting_alloc_on_every_way",
         ],
         allocator_sensitive: false,
         needs: &[],

@@ -25,6 +25,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
             "crates/lab-chapter/tests/familiar_calls.rs::m1_published_box_u64_row_is_one_allocation_of_8_bytes",
             "crates/lab-chapter/tests/familiar_calls.rs::m1_published_rows_are_the_counts_the_chapter_explains",
             "crates/lab-chapter/tests/familiar_calls.rs::m1_published_pin_catches_a_box_dropped_inside_count_that_a_test_profile_count_misses",
+            "crates/lab-chapter/tests/m1_dhat.rs::m1_dhat_agrees_with_counting_alloc_on_every_row",
             "crates/lab-chapter/tests/familiar_calls.rs::box_u64_is_one_allocation_of_8_bytes",
             "crates/lab-chapter/tests/familiar_calls.rs::vec_with_capacity_128_is_one_allocation_of_128_bytes",
             "crates/lab-chapter/tests/familiar_calls.rs::thai_string_is_27_bytes",

@@ -41,6 +41,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt/tests/receipt.rs::r1_the_stack_strategy_spills_only_orders_longer_than_its_inline_buffer",
             "crates/receipt/tests/receipt.rs::r1_the_naive_strategy_never_allocates_the_item_cache",
             "crates/receipt/tests/receipt.rs::the_arena_is_reset_for_every_order_and_its_memory_reused",
+            "crates/receipt-chapter/tests/r1_dhat.rs::r1_dhat_agrees_with_counting_alloc_on_every_row_and_strategy",
         ],
         allocator_sensitive: false,
         needs: &[],
