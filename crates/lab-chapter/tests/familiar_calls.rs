@@ -55,20 +55,14 @@ const UNOBSERVED_ROW: &str = "`drop(Box::new(0u64))`, the value never observed";
 /// an optimiser that deletes the box (a value dropped inside `count`) fails here, not only in the
 /// test profile.
 #[test]
-#[cfg_attr(
-    miri,
-    ignore = "reads the committed snapshot; Miri isolates the file system"
-)]
+#[cfg_attr(miri, ignore = "reads docs/data; Miri isolates the file system")]
 fn m1_published_box_u64_row_is_one_allocation_of_8_bytes() {
     assert_eq!(published_m1_row(BOX_ROW), ONE_BOX);
 }
 
 /// M1 as published: the other rows the chapter explains, as the release binary counted them.
 #[test]
-#[cfg_attr(
-    miri,
-    ignore = "reads the committed snapshot; Miri isolates the file system"
-)]
+#[cfg_attr(miri, ignore = "reads docs/data; Miri isolates the file system")]
 fn m1_published_rows_are_the_counts_the_chapter_explains() {
     let rows = [
         ("`Vec::<u8>::with_capacity(128)`", (1, 0, 0, 128, 128)),
@@ -95,10 +89,7 @@ fn m1_published_rows_are_the_counts_the_chapter_explains() {
 /// first row's pin (`ONE_BOX`) rejects, while the same call counted in the test profile, where
 /// no optimiser runs, still allocates, so a pin re-derived in a test would have passed.
 #[test]
-#[cfg_attr(
-    miri,
-    ignore = "reads the committed snapshot; Miri isolates the file system"
-)]
+#[cfg_attr(miri, ignore = "reads docs/data; Miri isolates the file system")]
 fn m1_published_pin_catches_a_box_dropped_inside_count_that_a_test_profile_count_misses() {
     let regressed = published_m1_row(UNOBSERVED_ROW);
     assert_eq!(
