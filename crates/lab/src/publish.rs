@@ -1,8 +1,9 @@
 //! The publish rule (M5, second version): which timed figures may be printed.
 //!
 //! A timed method is measured in K independent processes; in each, it runs interleaved with its
-//! **twin**, a byte-identical copy of its code. Two noise sources follow, and a figure must beat
-//! both:
+//! **twin**, a second copy of the same code (two monomorphisations kept apart by one constant, so
+//! their instruction counts can differ slightly). Two noise sources follow, and a figure must
+//! beat both:
 //!
 //! - the **twin disagreement**, inside one process: what code placement alone moves a median;
 //! - the **between-process spread**: how far the per-process medians lie apart (heap state, page

@@ -292,7 +292,8 @@ impl Snapshot {
             .map_err(|err| format!("{}: not a snapshot: {err}", path.display()))
     }
 
-    /// The published cell of table `id` at `row` (its first cell, rendered) and `column`.
+    /// The published cell of table `id` at `row` (its first cell's text, as written or as
+    /// rendered) and `column`.
     pub fn published_cell(
         &self,
         id: &str,

@@ -316,13 +316,14 @@ impl TwinRecord {
 }
 
 impl Table {
-    /// The cell in the first row whose first cell renders as `row`, under the column headed
-    /// `column`.
+    /// The cell in the first row whose first cell is the text `row` (as written, or as
+    /// rendered, with `|` escaped), under the column headed `column`.
     pub fn labelled_cell(&self, row: &str, column: &str) -> Option<&Cell> {
-        let idx = self
-            .rows
-            .iter()
-            .position(|r| r.first().is_some_and(|label| label.render() == row))?;
+        let idx = self.rows.iter().position(|r| {
+            r.first().is_some_and(|label| {
+                matches!(label, Cell::Text(text) if text == row) || label.render() == row
+            })
+        })?;
         self.cell(idx, column)
     }
 

@@ -226,7 +226,7 @@ fn protocol(snapshot: &Snapshot) -> String {
         .map(|g| format!("{} ({})", g.allocator.short(), g.processes))
         .collect();
     let mut out = format!(
-        "Every timed table here follows chapter 1's protocol. Each method runs interleaved round-robin with a byte-identical twin, with the counting allocator paused, in {k} independent process{} of this chapter's experiments binary, spread over the whole report",
+        "Every timed table here follows chapter 1's protocol. Each method runs interleaved round-robin with its twin, two copies of the same code kept apart by one constant (their instruction counts can differ slightly), with the counting allocator paused, in {k} independent process{} of this chapter's experiments binary, spread over the whole report",
         if k == 1 { "" } else { "es" }
     );
     if !other.is_empty() {

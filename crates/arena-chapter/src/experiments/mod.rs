@@ -76,6 +76,7 @@ const EXPERIMENTS: &[Experiment] = &[
             published!(a1_counts_published_box_per_item_is_200001_allocations_and_bumpalo_2),
             published!(a1_counts_published_contiguous_rows_are_one_allocation_and_the_reused_vec_none),
             published!(a1_counts_published_rows_are_what_the_test_profile_counts),
+            "crates/arena-chapter/tests/a1_counts_dhat.rs::a1_counts_dhat_agrees_with_counting_alloc_on_every_way",
         ],
         allocator_sensitive: false,
         needs: &[],

@@ -212,7 +212,7 @@ fn m5_publish_rule(measured: &Measured) -> Table {
             &floor,
         ),
         difference_row(
-            "zeroed − its own twin (byte-identical code)",
+            "zeroed − its own twin (a second copy of the same code)",
             &zeroed,
             &swapped,
         ),

@@ -48,6 +48,7 @@ const EXPERIMENTS: &[Experiment] = &[
             "crates/receipt-chapter/tests/published.rs::r1_new_published_one_offs_stop_growing_once_the_output_buffer_is_full",
             "crates/receipt-chapter/tests/published.rs::r1_per_line_published_naive_reuse_allocates_nothing_once_warm",
             "crates/receipt-chapter/tests/published.rs::r1_the_test_profile_counts_what_the_release_binary_published",
+            "crates/receipt-chapter/tests/r1_dhat.rs::r1_dhat_agrees_with_counting_alloc_on_every_row_and_strategy",
         ],
         allocator_sensitive: false,
         needs: &[],
