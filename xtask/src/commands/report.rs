@@ -29,12 +29,7 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
     match options.mode {
         Mode::Write => {
             provenance::ensure_clean(ws, &selected, options.allow_dirty)?;
-            let fresh = run::measure(
-                ws,
-                &selected,
-                options.common.processes,
-                options.common.quick,
-            )?;
+            let fresh = run::measure(ws, &selected, &options.common)?;
             for (name, snapshot) in fresh {
                 let path = ws.data_path(ws.chapter(&name)?);
                 let json =

@@ -41,12 +41,7 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
             problem.lines().next().unwrap_or_default()
         );
     }
-    let fresh = run::measure(
-        ws,
-        &selected,
-        options.common.processes,
-        options.common.quick,
-    )?;
+    let fresh = run::measure(ws, &selected, &options.common)?;
 
     let mut checked = Vec::new();
     let mut not_claims = Vec::new();

@@ -153,16 +153,16 @@ fn run_replica(
     }
 }
 
-/// Builds the selected chapters' binaries, then measures them: `processes` rounds; in every round each chapter runs one
+/// Builds the selected chapters' binaries, then measures them: `common.processes` rounds; in every round each chapter runs one
 /// process per allocator, and the last round's system-allocator process is the final one,
 /// which reads every replica and prints the snapshot. Spreading the rounds over the whole report
 /// puts slow drift of the machine on different replicas.
 pub fn measure(
     ws: &Workspace,
     chapters: &[&Chapter],
-    processes: usize,
-    quick: bool,
+    common: &crate::Common,
 ) -> Result<BTreeMap<String, Snapshot>, String> {
+    let (processes, quick) = (common.processes, common.quick);
     build(ws, chapters, Build::Report)?;
     let dir = ws.target.join("lab-replicas");
     let _ = std::fs::remove_dir_all(&dir);
