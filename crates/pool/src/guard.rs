@@ -3,8 +3,9 @@
 //! dropped.
 
 use std::fmt;
-use std::mem::{self, ManuallyDrop};
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
+use std::ptr;
 use std::sync::Arc;
 
 use crate::BufferPool;
@@ -79,10 +80,19 @@ macro_rules! guard {
             /// [`ClearPolicy`](crate::ClearPolicy) (the rest of the buffer was never shown to
             /// this renter, so it holds nothing this renter wrote). .NET's spelling is
             /// `Return(array, clearArray: true)`.
-            pub fn give_back_cleared(mut self) {
-                let shown = mem::take(&mut self.len);
-                self.buf[..shown].fill(T::default());
-                // Dropped with `len` 0: nothing left for a clearing pool to clear again.
+            ///
+            /// A buffer that could not be cleared is never kept: if `T::default()` panics, or
+            /// if this is called while the thread is already panicking (from a destructor
+            /// during unwinding, where a second panic would abort), the buffer is freed and
+            /// counted as given back and discarded, and the panic, if any, goes on.
+            pub fn give_back_cleared(self) {
+                let this = ManuallyDrop::new(self);
+                // SAFETY: `this` is never dropped, so `drop` never takes `buf` or drops
+                // `pool`: each field is read out exactly once, here, and owned from now on.
+                let (buf, pool) = unsafe {
+                    (ManuallyDrop::into_inner(ptr::read(&this.buf)), ptr::read(&this.pool))
+                };
+                pool.give_back_cleared(buf, this.len);
             }
         }
 

@@ -13,6 +13,8 @@ mod guard;
 mod slot;
 mod vec_pool;
 
+use std::collections::TryReserveError;
+use std::convert::Infallible;
 use std::fmt;
 use std::mem;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,6 +124,43 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// Why [`BufferPool::try_rent`] (or [`BufferPool::try_rent_owned`], [`VecPool::try_rent_vec`])
+/// could not lend a buffer: the fresh buffer it needed could not be allocated, because its size
+/// overflows (more than `isize::MAX` bytes) or the allocator refused it. A failed rent counts
+/// nothing and leaves the pool as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RentError {
+    requested: usize,
+    source: TryReserveError,
+}
+
+impl RentError {
+    pub(crate) fn new(requested: usize, source: TryReserveError) -> Self {
+        Self { requested, source }
+    }
+
+    /// The number of elements that was asked for.
+    pub fn requested(&self) -> usize {
+        self.requested
+    }
+}
+
+impl fmt::Display for RentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "could not rent a buffer of {} elements: {}",
+            self.requested, self.source
+        )
+    }
+}
+
+impl std::error::Error for RentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
 
 /// The number of buckets for requests up to `max_len` elements of `T`, or why there can be
 /// none that large.
@@ -355,12 +394,38 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// A fresh buffer is filled by `T::default()` and `T::clone()`, which run after the pool
     /// has let go of this thread's storage: they may rent from other pools.
     ///
+    /// If `T::default()` or `T::clone()` panics while a fresh buffer is filled, the panic
+    /// reaches the caller and nothing is counted: the rent never happened.
+    ///
     /// # Panics
-    /// Like `vec!`, if a request above the largest bucket is more than `isize::MAX` bytes.
+    /// Like `vec!`, if the fresh buffer cannot be allocated (a request above the largest bucket
+    /// of more than `isize::MAX` bytes panics, one the allocator refuses aborts the process).
+    /// A length that comes from input should go through [`try_rent`](Self::try_rent).
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
         Rented::new(self.take(len), len, self)
+    }
+
+    /// Like [`rent`](Self::rent), but a fresh buffer that cannot be allocated — any `len`,
+    /// `isize::MAX` and `1 << 40` included — is an error instead of a panic or an abort. It
+    /// counts exactly as `rent` does when it succeeds, and nothing when it fails.
+    pub fn try_rent(&self, len: usize) -> Result<Rented<'_, T>, RentError> {
+        let buf = match cache::take_cached(self.id, len) {
+            Some(buf) => buf,
+            None => self.try_take_slow(len)?,
+        };
+        Ok(Rented::new(buf, len, self))
+    }
+
+    /// Like [`rent_owned`](Self::rent_owned), with [`try_rent`](Self::try_rent)'s fallible
+    /// allocation (the `Arc` is dropped when it fails).
+    pub fn try_rent_owned(self: Arc<Self>, len: usize) -> Result<OwnedRented<T>, RentError> {
+        let buf = match cache::take_cached(self.id, len) {
+            Some(buf) => buf,
+            None => self.try_take_slow(len)?,
+        };
+        Ok(OwnedRented::new(buf, len, self))
     }
 
     /// Like [`rent`](Self::rent), but the `len` elements shown are reset to `T::default()`
@@ -370,9 +435,13 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// stays in the buffer after it is given back, for the next plain `rent` to read. A renter
     /// holding a secret gives back with [`Rented::give_back_cleared`].
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
+    ///
+    /// If `T::default()` panics while the buffer is cleared, the guard is dropped during the
+    /// unwinding like any other: the buffer goes back (or, under [`ClearPolicy::OnReturn`], is
+    /// freed and counted as discarded, since no element code runs while the thread panics).
     pub fn rent_cleared(&self, len: usize) -> Rented<'_, T> {
         let mut rented = self.rent(len);
-        rented.fill(T::default());
+        fill_default(&mut rented);
         rented
     }
 
@@ -444,10 +513,31 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[cold]
     #[inline(never)]
     fn take_slow(&self, len: usize) -> Box<[T]> {
+        let Ok(buf) = self.take_slow_with(len, |n| Ok::<_, Infallible>(fresh(n)));
+        buf
+    }
+
+    /// [`Self::take_slow`] with a fallible allocation, for `try_rent`.
+    #[cold]
+    #[inline(never)]
+    fn try_take_slow(&self, len: usize) -> Result<Box<[T]>, RentError> {
+        self.take_slow_with(len, |n| {
+            try_fresh(n).map_err(|source| RentError::new(len, source))
+        })
+    }
+
+    /// The slow path of a rent, allocating a fresh buffer with `fresh` (which may fail: then
+    /// nothing is counted).
+    #[inline(always)]
+    fn take_slow_with<E>(
+        &self,
+        len: usize,
+        fresh: impl FnOnce(usize) -> Result<Box<[T]>, E>,
+    ) -> Result<Box<[T]>, E> {
         if len == 0 {
             // No cache is touched (or created): `rent(0)` allocates nothing, ever.
             Tally::Shared(&self.inner.counters).bump(|c| &c.rents);
-            return Box::default();
+            return Ok(Box::default());
         }
         let bucket = slot::bucket_of_entry(slot::entry_for(len))
             .filter(|&bucket| bucket < self.buckets)
@@ -464,17 +554,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
                 kept
             });
             if let Some(buf) = kept {
-                return buf;
+                return Ok(buf);
             }
         }
         // A fresh buffer, made while the pool holds nothing of this thread's: `T::default()`
         // and `T::clone()` are the caller's code and may rent from other pools. The rent is
-        // counted once the buffer exists, so one that panics leaves the counts as they were.
+        // counted once the buffer exists, so one that panics (or fails to allocate) leaves the
+        // counts as they were.
         let buf = fresh(if pooled {
             MIN_BUCKET_LEN << bucket
         } else {
             len
-        });
+        })?;
         self.with_cache(bucket, |owned| {
             let tally = self.tally(owned);
             tally.bump(|c| &c.rents);
@@ -483,7 +574,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
                 tally.bump(|c| &c.oversize);
             }
         });
-        buf
+        Ok(buf)
     }
 
     /// This thread's counters, or the pool's when the thread has no cache.
@@ -531,10 +622,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// this thread's slot, on the bucket's stack, or frees it.
     #[cold]
     #[inline(never)]
-    fn give_back_slow(&self, mut buf: Box<[T]>, shown: usize) {
-        if self.config.clear == ClearPolicy::OnReturn {
-            buf[..shown].fill(T::default());
-        }
+    fn give_back_slow(&self, buf: Box<[T]>, shown: usize) {
+        let buf = if self.config.clear == ClearPolicy::OnReturn {
+            match self.clear_or_discard(buf, shown) {
+                Some(buf) => buf,
+                None => return,
+            }
+        } else {
+            buf
+        };
         if buf.is_empty() {
             // `rent(0)`'s empty guard: counted, no cache touched.
             Tally::Shared(&self.inner.counters).bump(|c| &c.returns);
@@ -551,6 +647,46 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
                 self.keep_on_stack(left, Some(tally));
             }
         });
+    }
+
+    /// [`Rented::give_back_cleared`]: clears the `shown` elements, then gives the buffer back
+    /// as a guard's drop does (with nothing left for a clearing pool to clear again).
+    pub(crate) fn give_back_cleared(&self, buf: Box<[T]>, shown: usize) {
+        if let Some(buf) = self.clear_or_discard(buf, shown) {
+            self.give_back(buf, 0);
+        }
+    }
+
+    /// Resets the first `shown` elements of `buf` to `T::default()`, or, when that cannot be
+    /// done safely, frees `buf` and counts it as given back and discarded, so that
+    /// [`PoolStats::outstanding`] comes back down all the same:
+    ///
+    /// - while the thread is already panicking (a guard dropped during unwinding), `T::default()`
+    ///   is not called at all: a second panic there would abort the process;
+    /// - if `T::default()` panics, the buffer is freed, counted, and the panic goes on to the
+    ///   caller (out of the guard's `drop`). A buffer that was not cleared is never kept.
+    ///
+    /// Runs before any of the pool's storage is borrowed, like all element code.
+    fn clear_or_discard(&self, mut buf: Box<[T]>, shown: usize) -> Option<Box<[T]>> {
+        /// Counts the buffer as returned and discarded if dropped: armed while element code runs.
+        struct CountOnUnwind<'a>(&'a Counters);
+        impl Drop for CountOnUnwind<'_> {
+            fn drop(&mut self) {
+                count_discarded_return(self.0);
+            }
+        }
+
+        if shown == 0 {
+            return Some(buf);
+        }
+        if std::thread::panicking() {
+            count_discarded_return(&self.inner.counters);
+            return None; // `buf` is freed here, without running element code
+        }
+        let armed = CountOnUnwind(&self.inner.counters);
+        fill_default(&mut buf[..shown]);
+        mem::forget(armed);
+        Some(buf)
     }
 
     /// The bucket a buffer of this capacity belongs to, or `usize::MAX` for none (an
@@ -643,6 +779,30 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 /// A zero/default-initialised buffer of exactly `len` elements. Never uninitialised memory.
 fn fresh<T: Copy + Default>(len: usize) -> Box<[T]> {
     vec![T::default(); len].into_boxed_slice()
+}
+
+/// [`fresh`], or the allocator's refusal (or a size overflow) as an error instead of an abort.
+fn try_fresh<T: Copy + Default>(len: usize) -> Result<Box<[T]>, TryReserveError> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len)?;
+    buf.resize(len, T::default());
+    Ok(buf.into_boxed_slice())
+}
+
+/// Sets every element to one `T::default()`, copied: the only element code it runs is that one
+/// call.
+fn fill_default<T: Copy + Default>(buf: &mut [T]) {
+    let value = T::default();
+    for element in buf {
+        *element = value;
+    }
+}
+
+/// A buffer given back and freed instead of kept, counted on the pool's shared counters (a
+/// path off the fast one, where the thread's own counters are not looked up).
+fn count_discarded_return(counters: &Counters) {
+    Tally::Shared(counters).bump(|c| &c.returns);
+    Tally::Shared(counters).bump(|c| &c.discarded);
 }
 
 /// The process-wide byte pool, created on first use, with [`shared_config`].

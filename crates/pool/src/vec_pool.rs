@@ -1,6 +1,7 @@
 //! A pool of `Vec<T>` that come back empty: the previous renter's data is in the vector's
 //! spare capacity, where safe code cannot read it.
 
+use std::convert::Infallible;
 use std::fmt;
 use std::mem;
 use std::ops::{Deref, DerefMut};
@@ -8,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
 use crate::cache::{Counters, Tally, lock, push_bounded};
-use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, bucket_capacity, buckets_for};
+use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, RentError, bucket_capacity, buckets_for};
 
 /// A pool of vectors: [`rent_vec`](VecPool::rent_vec) hands out a `Vec<T>` of length 0 with at
 /// least the requested capacity, and takes it back, emptied, when the guard is dropped.
@@ -100,26 +101,53 @@ impl<T: Send> VecPool<T> {
     /// kept when given back.
     #[must_use = "dropping a `PooledVec` gives the vector back at once"]
     pub fn rent_vec(&self, capacity: usize) -> PooledVec<'_, T> {
-        let tally = Tally::Shared(&self.counters);
-        tally.bump(|c| &c.rents);
-        let vec = match capacity {
-            0 => Vec::new(),
+        let Ok(vec) = self.take(capacity, |cap| Ok::<_, Infallible>(Vec::with_capacity(cap)));
+        PooledVec { vec, pool: self }
+    }
+
+    /// Like [`rent_vec`](Self::rent_vec), but a vector that cannot be allocated — any
+    /// `capacity`, `isize::MAX` included — is an error instead of a panic or an abort. A failed
+    /// rent counts nothing.
+    pub fn try_rent_vec(&self, capacity: usize) -> Result<PooledVec<'_, T>, RentError> {
+        let vec = self.take(capacity, |cap| {
+            let mut vec = Vec::new();
+            vec.try_reserve_exact(cap)
+                .map_err(|source| RentError::new(capacity, source))?;
+            Ok(vec)
+        })?;
+        Ok(PooledVec { vec, pool: self })
+    }
+
+    /// A kept vector of at least `capacity`, or a fresh one from `fresh`; counted once it
+    /// exists.
+    fn take<E>(
+        &self,
+        capacity: usize,
+        fresh: impl FnOnce(usize) -> Result<Vec<T>, E>,
+    ) -> Result<Vec<T>, E> {
+        let tally = || Tally::Shared(&self.counters);
+        let (vec, allocated, oversize) = match capacity {
+            0 => (Vec::new(), false, false),
             _ => match bucket_capacity(capacity).filter(|&cap| cap <= self.largest()) {
                 Some(cap) => {
                     let class = (cap / MIN_BUCKET_LEN).trailing_zeros() as usize;
-                    lock(&self.classes[class]).pop().unwrap_or_else(|| {
-                        tally.bump(|c| &c.allocations);
-                        Vec::with_capacity(cap)
-                    })
+                    let kept = lock(&self.classes[class]).pop();
+                    match kept {
+                        Some(vec) => (vec, false, false),
+                        None => (fresh(cap)?, true, false),
+                    }
                 }
-                None => {
-                    tally.bump(|c| &c.allocations);
-                    tally.bump(|c| &c.oversize);
-                    Vec::with_capacity(capacity)
-                }
+                None => (fresh(capacity)?, true, true),
             },
         };
-        PooledVec { vec, pool: self }
+        tally().bump(|c| &c.rents);
+        if allocated {
+            tally().bump(|c| &c.allocations);
+        }
+        if oversize {
+            tally().bump(|c| &c.oversize);
+        }
+        Ok(vec)
     }
 
     /// The largest class: vectors of larger capacity are not kept.
