@@ -30,7 +30,18 @@ pub use vec_pool::{PooledVec, VecPool};
 pub const MIN_BUCKET_LEN: usize = 16;
 
 /// What happens to a buffer's contents when it is given back.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, ClearPolicy, PoolConfig};
+///
+/// let p = BufferPool::<u8>::new(PoolConfig::default().with_clear(ClearPolicy::OnReturn));
+/// p.rent(4).copy_from_slice(b"1042");
+/// assert_eq!(&p.rent(4)[..], &[0, 0, 0, 0]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ClearPolicy {
     /// Keep the contents: the next renter may see the previous renter's data (in the part of
     /// the buffer both were shown). The default, as in .NET, because clearing costs time. A
@@ -47,7 +58,27 @@ pub enum ClearPolicy {
 /// What a pool can hold at once is bounded by [`BufferPool::max_retained_bytes`]: the shared
 /// stacks by `max_per_bucket` and `max_shared_bytes`, each live thread's cache by one buffer per
 /// bucket up to `thread_cache_max_len`.
+///
+/// New fields may be added: build a configuration from [`PoolConfig::new`] (or
+/// [`shared_config`]) and its `with_` methods, and read its fields directly.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, ClearPolicy, PoolConfig};
+///
+/// let config = PoolConfig::new()
+///     .with_max_len(1 << 16)
+///     .with_max_per_bucket(8)
+///     .with_max_shared_bytes(1 << 20)
+///     .with_clear(ClearPolicy::OnReturn)
+///     .with_thread_cache_max_len(4096);
+/// assert_eq!(config.max_len, 1 << 16);
+/// let p = BufferPool::<u8>::new(config);
+/// assert_eq!(p.largest_bucket(), 1 << 16);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolConfig {
     /// Sets the largest bucket: `max_len` rounded up to a power of two (at least
     /// [`MIN_BUCKET_LEN`]). Every request up to that bucket's capacity is pooled — including
@@ -87,8 +118,34 @@ pub const DEFAULT_THREAD_CACHE_MAX_LEN: usize = 1 << 20;
 impl Default for PoolConfig {
     /// The bucket sizes and counts of .NET's `ArrayPool<T>.Create()` (1 Mi elements, 50 per
     /// bucket, no clearing), plus this crate's per-thread caches (every bucket up to 1 Mi
-    /// elements) and a 64 MiB budget for the shared stacks.
+    /// elements) and a 64 MiB budget for the shared stacks: [`PoolConfig::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::PoolConfig;
+    ///
+    /// assert_eq!(PoolConfig::default(), PoolConfig::new());
+    /// assert_eq!(PoolConfig::default().max_per_bucket, 50);
+    /// ```
     fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PoolConfig {
+    /// The default configuration (see [`PoolConfig::default`]), to build on with the `with_`
+    /// methods.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{ClearPolicy, PoolConfig};
+    ///
+    /// let config = PoolConfig::new();
+    /// assert_eq!((config.max_len, config.clear), (1 << 20, ClearPolicy::Never));
+    /// ```
+    pub const fn new() -> Self {
         Self {
             max_len: 1 << 20,
             max_per_bucket: 50,
@@ -97,10 +154,108 @@ impl Default for PoolConfig {
             thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
         }
     }
+
+    /// Sets [`max_len`](Self::max_len), which sets the largest bucket.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_len(1000));
+    /// assert_eq!(p.largest_bucket(), 1024);
+    /// ```
+    #[must_use]
+    pub const fn with_max_len(mut self, max_len: usize) -> Self {
+        self.max_len = max_len;
+        self
+    }
+
+    /// Sets [`max_per_bucket`](Self::max_per_bucket), how many buffers each bucket's shared
+    /// stack keeps.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_per_bucket(0));
+    /// let (a, b) = (p.rent(16), p.rent(16));
+    /// drop((a, b)); // one goes to this thread's cache, the other has no place left
+    /// assert_eq!(p.stats().discarded, 1);
+    /// ```
+    #[must_use]
+    pub const fn with_max_per_bucket(mut self, max_per_bucket: usize) -> Self {
+        self.max_per_bucket = max_per_bucket;
+        self
+    }
+
+    /// Sets [`max_shared_bytes`](Self::max_shared_bytes), the byte budget of the shared
+    /// stacks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(
+    ///     PoolConfig::new().with_max_shared_bytes(0).with_thread_cache_max_len(0),
+    /// );
+    /// drop(p.rent(16));
+    /// assert_eq!(p.stats().retained_bytes, 0);
+    /// ```
+    #[must_use]
+    pub const fn with_max_shared_bytes(mut self, max_shared_bytes: usize) -> Self {
+        self.max_shared_bytes = max_shared_bytes;
+        self
+    }
+
+    /// Sets [`clear`](Self::clear), what happens to a buffer's contents when it is given back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{ClearPolicy, PoolConfig};
+    ///
+    /// let config = PoolConfig::new().with_clear(ClearPolicy::OnReturn);
+    /// assert_eq!(config.clear, ClearPolicy::OnReturn);
+    /// ```
+    #[must_use]
+    pub const fn with_clear(mut self, clear: ClearPolicy) -> Self {
+        self.clear = clear;
+        self
+    }
+
+    /// Sets [`thread_cache_max_len`](Self::thread_cache_max_len), the largest bucket a thread
+    /// caches for itself (0: no thread cache).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_thread_cache_max_len(0));
+    /// assert_eq!(p.largest_cached_bucket(), 0);
+    /// ```
+    #[must_use]
+    pub const fn with_thread_cache_max_len(mut self, thread_cache_max_len: usize) -> Self {
+        self.thread_cache_max_len = thread_cache_max_len;
+        self
+    }
 }
 
 /// A configuration [`BufferPool::try_new`] (or [`VecPool::try_new`]) cannot honour.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, ConfigError, PoolConfig};
+///
+/// let err = BufferPool::<u64>::try_new(PoolConfig::new().with_max_len(usize::MAX)).unwrap_err();
+/// assert!(matches!(err, ConfigError::MaxLenTooLarge { max_len: usize::MAX, .. }));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// `max_len` rounded up to a power of two would not fit in memory (more than `isize::MAX`
     /// bytes for the element type), so the largest bucket could never be allocated.
@@ -129,7 +284,19 @@ impl std::error::Error for ConfigError {}
 /// could not lend a buffer: the fresh buffer it needed could not be allocated, because its size
 /// overflows (more than `isize::MAX` bytes) or the allocator refused it. A failed rent counts
 /// nothing and leaves the pool as it was.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let p = BufferPool::<u8>::new(PoolConfig::new());
+/// let err = p.try_rent(usize::MAX).unwrap_err();
+/// assert_eq!(err.requested(), usize::MAX);
+/// assert_eq!(p.stats().rents, 0);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RentError {
     requested: usize,
     source: TryReserveError,
@@ -141,6 +308,16 @@ impl RentError {
     }
 
     /// The number of elements that was asked for.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u64>::new(PoolConfig::new());
+    /// let err = p.try_rent(usize::MAX).unwrap_err();
+    /// assert_eq!(err.requested(), usize::MAX);
+    /// ```
     pub fn requested(&self) -> usize {
         self.requested
     }
@@ -196,7 +373,22 @@ fn cached_buckets(thread_cache_max_len: usize, buckets: usize) -> usize {
 /// buffers move between them: a buffer that another thread sends from its cache down to a
 /// stack during the snapshot can be counted in both places. The sum still never exceeds
 /// [`BufferPool::max_retained_bytes`], since each part is within its own bound.
+///
+/// New fields may be added: read the fields, start a hand-made one from
+/// `PoolStats::default()`.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let p = BufferPool::<u8>::new(PoolConfig::new());
+/// drop(p.rent(100));
+/// let s = p.stats();
+/// assert_eq!((s.rents, s.allocations, s.returns, s.retained_bytes), (1, 1, 1, 128));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolStats {
     /// Calls to `rent` (including `rent(0)` and requests above the largest bucket) that
     /// returned a buffer.
@@ -228,12 +420,35 @@ impl PoolStats {
     /// guard in a `ManuallyDrop` or parked in a long-lived structure). Never panics: a
     /// snapshot from [`stats`](BufferPool::stats) never has more returns than rents, and a
     /// hand-made one that does gives 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let held = p.rent(64);
+    /// assert_eq!(p.stats().outstanding(), 1);
+    /// drop(held);
+    /// assert_eq!(p.stats().outstanding(), 0);
+    /// ```
     pub fn outstanding(&self) -> u64 {
         self.rents.saturating_sub(self.returns)
     }
 
     /// Rents served without allocating (0 for a hand-made snapshot with more allocations than
     /// rents).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// drop(p.rent(64)); // a miss: allocates
+    /// drop(p.rent(64)); // a hit: the same buffer
+    /// assert_eq!(p.stats().hits(), 1);
+    /// ```
     pub fn hits(&self) -> u64 {
         self.rents.saturating_sub(self.allocations)
     }
@@ -278,6 +493,16 @@ impl<T: Send> fmt::Debug for BufferPool<T> {
 }
 
 /// The bucket capacity a request of `len` elements is rounded up to (`len ≥ 1`).
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::bucket_capacity;
+///
+/// assert_eq!(bucket_capacity(1), Some(16));
+/// assert_eq!(bucket_capacity(1025), Some(2048));
+/// assert_eq!(bucket_capacity(usize::MAX), None);
+/// ```
 pub fn bucket_capacity(len: usize) -> Option<usize> {
     len.max(MIN_BUCKET_LEN).checked_next_power_of_two()
 }
@@ -290,6 +515,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ///
     /// # Panics
     /// If the configuration is invalid (see [`BufferPool::try_new`], which returns the error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_len(4096));
+    /// assert_eq!(p.largest_bucket(), 4096);
+    /// ```
     pub fn new(config: PoolConfig) -> Self {
         match Self::try_new(config) {
             Ok(pool) => pool,
@@ -300,6 +534,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Creates a pool, or says why the configuration cannot work. Every `max_per_bucket`,
     /// `max_shared_bytes` and `thread_cache_max_len` is accepted (each is a bound, and the
     /// stacks' storage grows only as buffers come back).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// assert!(BufferPool::<u8>::try_new(PoolConfig::new()).is_ok());
+    /// assert!(BufferPool::<u64>::try_new(PoolConfig::new().with_max_len(usize::MAX)).is_err());
+    /// ```
     pub fn try_new(config: PoolConfig) -> Result<Self, ConfigError> {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Self::with_id(config, id)
@@ -321,12 +564,32 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     /// The configuration this pool was created with.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_per_bucket(8));
+    /// assert_eq!(p.config().max_per_bucket, 8);
+    /// ```
     pub fn config(&self) -> &PoolConfig {
         &self.config
     }
 
     /// The largest capacity kept by this pool (its largest bucket), in elements: every request
     /// from 1 up to this is pooled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_len(1000));
+    /// assert_eq!(p.largest_bucket(), 1024);
+    /// assert_eq!(p.rent(1024).capacity(), 1024); // pooled
+    /// assert_eq!(p.rent(1025).capacity(), 1025); // above: exact size, not kept
+    /// ```
     pub fn largest_bucket(&self) -> usize {
         MIN_BUCKET_LEN << (self.buckets - 1)
     }
@@ -334,6 +597,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// The largest capacity a thread keeps in its own cache, in elements (0 without thread
     /// caches): `thread_cache_max_len` rounded up to a power of two, at most the largest
     /// bucket.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_thread_cache_max_len(1000));
+    /// assert_eq!(p.largest_cached_bucket(), 1024);
+    /// ```
     pub fn largest_cached_bucket(&self) -> usize {
         match self.inner.limits.cache_slots {
             0 => 0,
@@ -357,6 +629,20 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// thread that exits gives its cache back to the stacks, within their bounds, or frees it,
     /// so threads that have exited count for nothing. Bookkeeping (each stack's storage, each
     /// thread's slots) is not included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(
+    ///     PoolConfig::new()
+    ///         .with_max_len(4096)
+    ///         .with_max_shared_bytes(3 * 1024)
+    ///         .with_thread_cache_max_len(0),
+    /// );
+    /// assert_eq!(p.max_retained_bytes(5), 3 * 1024);
+    /// ```
     pub fn max_retained_bytes(&self, live_threads: u64) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let one_of_each_up_to = |largest: usize| match largest {
@@ -401,6 +687,19 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Like `vec!`, if the fresh buffer cannot be allocated (a request above the largest bucket
     /// of more than `isize::MAX` bytes panics, one the allocator refuses aborts the process).
     /// A length that comes from input should go through [`try_rent`](Self::try_rent).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let mut buf = p.rent(1025);
+    /// assert_eq!((buf.len(), buf.capacity()), (1025, 2048));
+    /// buf[..4].copy_from_slice(b"1042");
+    /// drop(buf); // given back
+    /// assert_eq!(p.stats().returns, 1);
+    /// ```
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
@@ -410,6 +709,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Like [`rent`](Self::rent), but a fresh buffer that cannot be allocated — any `len`,
     /// `isize::MAX` and `1 << 40` included — is an error instead of a panic or an abort. It
     /// counts exactly as `rent` does when it succeeds, and nothing when it fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let buf = p.try_rent(100)?;
+    /// assert_eq!(buf.len(), 100);
+    /// assert!(p.try_rent(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
     pub fn try_rent(&self, len: usize) -> Result<Rented<'_, T>, RentError> {
         let buf = match cache::take_cached(self.id, len) {
             Some(buf) => buf,
@@ -420,6 +731,19 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// Like [`rent_owned`](Self::rent_owned), with [`try_rent`](Self::try_rent)'s fallible
     /// allocation (the `Arc` is dropped when it fails).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// let buf = Arc::clone(&p).try_rent_owned(64)?;
+    /// std::thread::spawn(move || assert_eq!(buf.len(), 64)).join().unwrap();
+    /// assert!(Arc::clone(&p).try_rent_owned(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
     pub fn try_rent_owned(self: Arc<Self>, len: usize) -> Result<OwnedRented<T>, RentError> {
         let buf = match cache::take_cached(self.id, len) {
             Some(buf) => buf,
@@ -439,6 +763,17 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// If `T::default()` panics while the buffer is cleared, the guard is dropped during the
     /// unwinding like any other: the buffer goes back (or, under [`ClearPolicy::OnReturn`], is
     /// freed and counted as discarded, since no element code runs while the thread panics).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// p.rent(4).copy_from_slice(b"1042");
+    /// assert_eq!(&p.rent(4)[..], b"1042"); // a plain rent sees the last renter's bytes
+    /// assert_eq!(&p.rent_cleared(4)[..], &[0; 4]);
+    /// ```
     pub fn rent_cleared(&self, len: usize) -> Rented<'_, T> {
         let mut rented = self.rent(len);
         fill_default(&mut rented);
@@ -452,6 +787,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ///
     /// A pool that is itself `'static` — [`shared`], or one in a `static` — needs none of
     /// this: its [`Rented`] guards are already `Rented<'static, T>`, `Send` when `T` is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// let mut buf = Arc::clone(&p).rent_owned(64);
+    /// std::thread::spawn(move || buf[0] = 1).join().unwrap();
+    /// assert_eq!(p.stats().returns, 1);
+    /// ```
     #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
     pub fn rent_owned(self: Arc<Self>, len: usize) -> OwnedRented<T> {
         let buf = self.take(len);
@@ -721,6 +1068,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Each counter is summed over every thread before the next is read, in an order that
     /// makes the counts consistent (see [`PoolStats`]); threads cannot leave while it is
     /// taken.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// drop(p.rent(100));
+    /// drop(p.rent(100));
+    /// let s = p.stats();
+    /// assert_eq!((s.rents, s.allocations, s.returns, s.retained_buffers), (2, 1, 2, 1));
+    /// ```
     pub fn stats(&self) -> PoolStats {
         let locals = lock(&self.inner.locals);
         let sum = |counter: Counter| {
@@ -761,6 +1120,17 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// [`max_retained_bytes`](Self::max_retained_bytes) — until then. Rented buffers are
     /// unaffected and are kept again when given back. Buffers are freed after the locks that
     /// guard them are released.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// drop(p.rent(1025));
+    /// assert_eq!(p.trim(), 2048);
+    /// assert_eq!(p.stats().retained_bytes, 0);
+    /// ```
     pub fn trim(&self) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let mut freed = 0;
@@ -824,6 +1194,15 @@ fn count_discarded_return(counters: &Counters) {
 ///
 /// Its thread caches have a fast-path pointer of their own, so a thread that also uses other
 /// pools never pushes this one off the fast path.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let line: hotpath_pool::Rented<'static, u8> = hotpath_pool::shared().rent(128);
+/// std::thread::spawn(move || assert_eq!(line.len(), 128)).join().unwrap();
+/// ```
 #[inline]
 pub fn shared() -> &'static BufferPool<u8> {
     static SHARED: OnceLock<BufferPool<u8>> = OnceLock::new();
@@ -835,6 +1214,15 @@ pub fn shared() -> &'static BufferPool<u8> {
 
 /// The configuration of [`shared`]: the same at every call, since the number of logical cores
 /// is read once per process (so `shared_config() == *shared().config()`).
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// assert_eq!(hotpath_pool::shared_config(), *hotpath_pool::shared().config());
+/// assert_eq!(hotpath_pool::shared_config().max_len, hotpath_pool::SHARED_MAX_LEN);
+/// ```
 pub fn shared_config() -> PoolConfig {
     static CORES: OnceLock<usize> = OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));

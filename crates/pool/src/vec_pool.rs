@@ -43,7 +43,7 @@ use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, RentError, bucket_capacity, 
 /// guard ends up holding.
 ///
 /// ```
-/// use pool::VecPool;
+/// use hotpath_pool::VecPool;
 ///
 /// let vecs = VecPool::<u8>::new(1 << 16, 8);
 /// let mut line = vecs.rent_vec(64);
@@ -77,6 +77,15 @@ impl<T: Send> VecPool<T> {
     ///
     /// # Panics
     /// If `max_len` is too large for `T` (see [`VecPool::try_new`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// assert_eq!(vecs.rent_vec(100).capacity(), 128);
+    /// ```
     pub fn new(max_len: usize, max_per_bucket: usize) -> Self {
         match Self::try_new(max_len, max_per_bucket) {
             Ok(pool) => pool,
@@ -85,6 +94,15 @@ impl<T: Send> VecPool<T> {
     }
 
     /// Like [`new`](Self::new), or says why `max_len` cannot work.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// assert!(VecPool::<u8>::try_new(1 << 16, 8).is_ok());
+    /// assert!(VecPool::<u64>::try_new(usize::MAX, 8).is_err());
+    /// ```
     pub fn try_new(max_len: usize, max_per_bucket: usize) -> Result<Self, ConfigError> {
         let classes = buckets_for::<T>(max_len)?;
         Ok(Self {
@@ -99,6 +117,17 @@ impl<T: Send> VecPool<T> {
     /// more if a kept one is larger. `rent_vec(0)` gives `Vec::new()`, which allocates
     /// nothing; a request above the largest class gets `Vec::with_capacity(capacity)`, not
     /// kept when given back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// let mut line = vecs.rent_vec(64);
+    /// line.extend_from_slice(b"1042|2|18000");
+    /// assert_eq!((line.len(), line.capacity()), (12, 64));
+    /// ```
     #[must_use = "dropping a `PooledVec` gives the vector back at once"]
     pub fn rent_vec(&self, capacity: usize) -> PooledVec<'_, T> {
         let Ok(vec) = self.take(capacity, |cap| Ok::<_, Infallible>(Vec::with_capacity(cap)));
@@ -108,6 +137,17 @@ impl<T: Send> VecPool<T> {
     /// Like [`rent_vec`](Self::rent_vec), but a vector that cannot be allocated — any
     /// `capacity`, `isize::MAX` included — is an error instead of a panic or an abort. A failed
     /// rent counts nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// assert_eq!(vecs.try_rent_vec(64)?.capacity(), 64);
+    /// assert!(vecs.try_rent_vec(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
     pub fn try_rent_vec(&self, capacity: usize) -> Result<PooledVec<'_, T>, RentError> {
         let vec = self.take(capacity, |cap| {
             let mut vec = Vec::new();
@@ -175,6 +215,17 @@ impl<T: Send> VecPool<T> {
 
     /// The pool's counters and what it holds right now (`retained_bytes` counts each kept
     /// vector's capacity).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// drop(vecs.rent_vec(64));
+    /// let s = vecs.stats();
+    /// assert_eq!((s.rents, s.returns, s.retained_bytes), (1, 1, 64));
+    /// ```
     pub fn stats(&self) -> PoolStats {
         let mut stats =
             Counters::snapshot(|counter| counter(&self.counters).load(Ordering::Acquire));
@@ -188,6 +239,16 @@ impl<T: Send> VecPool<T> {
     }
 
     /// Frees every vector the pool holds and returns the bytes of capacity released.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// drop(vecs.rent_vec(64));
+    /// assert_eq!(vecs.trim(), 64);
+    /// ```
     pub fn trim(&self) -> u64 {
         self.classes
             .iter()

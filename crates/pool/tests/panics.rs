@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
-use pool::{BufferPool, ClearPolicy, PoolConfig, PoolStats, VecPool};
+use hotpath_pool::{BufferPool, ClearPolicy, PoolConfig, PoolStats, VecPool};
 
 mod common;
 
@@ -39,10 +39,7 @@ impl Clone for Bomb {
 }
 
 fn pool(clear: ClearPolicy) -> BufferPool<Bomb> {
-    BufferPool::new(PoolConfig {
-        clear,
-        ..PoolConfig::default()
-    })
+    BufferPool::new(PoolConfig::default().with_clear(clear))
 }
 
 /// Runs `f`, which must panic, with the bombs armed, and disarms them again.
@@ -122,7 +119,7 @@ fn give_back_cleared_whose_default_panics_frees_the_buffer_instead_of_keeping_th
 
 /// A value whose destructor gives a buffer back cleared: dropped during unwinding, it runs
 /// `give_back_cleared` while the thread panics.
-struct ClearsOnDrop<'a>(Option<pool::Rented<'a, Bomb>>);
+struct ClearsOnDrop<'a>(Option<hotpath_pool::Rented<'a, Bomb>>);
 
 impl Drop for ClearsOnDrop<'_> {
     fn drop(&mut self) {
