@@ -85,8 +85,8 @@ pub struct PoolConfig {
     /// requests above `max_len` itself, as with .NET's `ArrayPool.Create(maxArrayLength, …)`:
     /// `max_len: 1000` pools `rent(1024)`. A request above the largest bucket succeeds with an
     /// exact-size buffer that is freed, not kept, when given back. This limits the size of one
-    /// buffer, not what the pool retains: that is `max_per_bucket`, `max_shared_bytes` and
-    /// `thread_cache_max_len`.
+    /// buffer, not what the pool retains: that is `max_per_bucket`, `max_shared_bytes`,
+    /// `thread_cache_max_len` and `thread_cache_max_bytes`.
     pub max_len: usize,
     /// How many buffers each bucket's shared stack keeps. Returns beyond it are freed and
     /// counted in [`PoolStats::discarded`]. Any value is accepted: the stacks' storage grows as
@@ -106,6 +106,14 @@ pub struct PoolConfig {
     /// lock per bucket. `0`: no thread cache at all (every rent and give-back takes its
     /// bucket's lock, and no thread registers anything).
     pub thread_cache_max_len: usize,
+    /// The largest buffer a thread keeps in a cache of its own, in bytes: a thread caches the
+    /// buckets up to `thread_cache_max_len` whose buffers are at most this many bytes (rounded
+    /// down to a bucket; a limit below one 16-element buffer means no thread cache). With
+    /// both defaults a thread caches every bucket up to 1 MiB of buffer whatever `T` is: 1 Mi
+    /// elements of `u8`, 128 Ki of `f64`, so each live thread keeps at most one buffer of every
+    /// bucket up to 1 MiB, under 2 MiB. `usize::MAX` leaves `thread_cache_max_len` as the only
+    /// bound.
+    pub thread_cache_max_bytes: usize,
 }
 
 /// The byte budget of the shared stacks in [`PoolConfig::default`] and in [`shared`]: 64 MiB.
@@ -114,6 +122,10 @@ pub const DEFAULT_MAX_SHARED_BYTES: usize = 64 << 20;
 /// The largest bucket a thread caches in [`PoolConfig::default`] and in [`shared`]: 1 Mi
 /// elements (1 MiB of bytes).
 pub const DEFAULT_THREAD_CACHE_MAX_LEN: usize = 1 << 20;
+
+/// The largest buffer a thread caches in [`PoolConfig::default`] and in [`shared`], in bytes:
+/// 1 MiB, whatever the element type.
+pub const DEFAULT_THREAD_CACHE_MAX_BYTES: usize = 1 << 20;
 
 impl Default for PoolConfig {
     /// The bucket sizes and counts of .NET's `ArrayPool<T>.Create()` (1 Mi elements, 50 per
@@ -152,6 +164,7 @@ impl PoolConfig {
             max_shared_bytes: DEFAULT_MAX_SHARED_BYTES,
             clear: ClearPolicy::Never,
             thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
+            thread_cache_max_bytes: DEFAULT_THREAD_CACHE_MAX_BYTES,
         }
     }
 
@@ -240,6 +253,24 @@ impl PoolConfig {
     #[must_use]
     pub const fn with_thread_cache_max_len(mut self, thread_cache_max_len: usize) -> Self {
         self.thread_cache_max_len = thread_cache_max_len;
+        self
+    }
+
+    /// Sets [`thread_cache_max_bytes`](Self::thread_cache_max_bytes), the largest buffer a
+    /// thread caches for itself, in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let config = PoolConfig::new().with_thread_cache_max_bytes(64 << 10);
+    /// assert_eq!(BufferPool::<u8>::new(config).largest_cached_bucket(), 64 << 10);
+    /// assert_eq!(BufferPool::<f64>::new(config).largest_cached_bucket(), 8 << 10);
+    /// ```
+    #[must_use]
+    pub const fn with_thread_cache_max_bytes(mut self, thread_cache_max_bytes: usize) -> Self {
+        self.thread_cache_max_bytes = thread_cache_max_bytes;
         self
     }
 }
@@ -353,14 +384,24 @@ fn buckets_for<T>(max_len: usize) -> Result<usize, ConfigError> {
 }
 
 /// How many buckets, from the smallest, a thread caches: those up to `thread_cache_max_len`
-/// rounded up to a power of two (every bucket where that rounding overflows), 0 for 0.
-fn cached_buckets(thread_cache_max_len: usize, buckets: usize) -> usize {
-    match thread_cache_max_len {
+/// rounded up to a power of two (every bucket where that rounding overflows), 0 for 0, and of
+/// those the ones whose buffers of `T` are at most `thread_cache_max_bytes` bytes.
+fn cached_buckets<T>(config: &PoolConfig, buckets: usize) -> usize {
+    let by_len = match config.thread_cache_max_len {
         0 => 0,
         len => bucket_capacity(len).map_or(buckets, |cap| {
             ((cap / MIN_BUCKET_LEN).trailing_zeros() as usize + 1).min(buckets)
         }),
-    }
+    };
+    let by_bytes = match mem::size_of::<T>() {
+        0 => buckets,
+        element => match config.thread_cache_max_bytes / element / MIN_BUCKET_LEN {
+            0 => 0,
+            // Bucket `b` holds `MIN_BUCKET_LEN << b` elements: the largest `b` that fits.
+            fits => fits.ilog2() as usize + 1,
+        },
+    };
+    by_len.min(by_bytes)
 }
 
 /// Counters of a pool's activity since it was created, summed over every thread.
@@ -387,7 +428,7 @@ fn cached_buckets(thread_cache_max_len: usize, buckets: usize) -> usize {
 /// let s = p.stats();
 /// assert_eq!((s.rents, s.allocations, s.returns, s.retained_bytes), (1, 1, 1, 128));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PoolStats {
     /// Calls to `rent` (including `rent(0)` and requests above the largest bucket) that
@@ -411,8 +452,41 @@ pub struct PoolStats {
     /// Buffers the pool holds right now.
     pub retained_buffers: u64,
     /// Live threads that have a cache for this pool right now: threads that rented or gave
-    /// back a buffer of a size they cache and have not exited. Always 0 without thread caches.
+    /// back a buffer of a size they cache and whose thread-local destructors have not run yet
+    /// (see the crate's documentation on threads that exit). Always 0 without thread caches.
     pub thread_caches: u64,
+    /// What the pool holds right now, bucket by bucket, from the smallest (one entry per
+    /// bucket; their sums are `retained_buffers` and `retained_bytes`). Empty for a hand-made
+    /// snapshot.
+    pub buckets: Vec<BucketStats>,
+}
+
+/// What a pool holds of one bucket right now: an entry of [`PoolStats::buckets`].
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let p = BufferPool::<u64>::new(PoolConfig::new().with_max_per_bucket(4));
+/// let (a, b) = (p.rent(100), p.rent(100));
+/// drop((a, b)); // one in this thread's cache, one on the shared stack
+/// let bucket = &p.stats().buckets[3];
+/// assert_eq!(bucket.capacity, 128);
+/// assert_eq!((bucket.cached_buffers, bucket.stacked_buffers), (1, 1));
+/// assert_eq!(bucket.retained_bytes, 2 * 128 * 8);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BucketStats {
+    /// The bucket's buffer capacity, in elements.
+    pub capacity: usize,
+    /// Buffers of this bucket in live threads' caches.
+    pub cached_buffers: u64,
+    /// Buffers of this bucket on its shared stack.
+    pub stacked_buffers: u64,
+    /// Bytes of buffer of this bucket the pool holds, caches and stack together.
+    pub retained_bytes: u64,
 }
 
 impl PoolStats {
@@ -553,7 +627,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         let limits = Limits {
             max_per_bucket: config.max_per_bucket,
             max_shared_bytes: config.max_shared_bytes,
-            cache_slots: cached_buckets(config.thread_cache_max_len, buckets),
+            cache_slots: cached_buckets::<T>(&config, buckets),
         };
         Ok(Self {
             config,
@@ -596,7 +670,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// The largest capacity a thread keeps in its own cache, in elements (0 without thread
     /// caches): `thread_cache_max_len` rounded up to a power of two, at most the largest
-    /// bucket.
+    /// bucket, and at most the largest bucket whose buffer fits in `thread_cache_max_bytes`.
     ///
     /// # Examples
     ///
@@ -1039,7 +1113,11 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// The bucket a buffer of this capacity belongs to, or `usize::MAX` for none (an
     /// exact-size buffer above the largest bucket).
     fn bucket_of(&self, buf: &[T]) -> usize {
-        let len = buf.len();
+        self.bucket_of_capacity(buf.len())
+    }
+
+    /// [`Self::bucket_of`] a buffer of `len` elements.
+    fn bucket_of_capacity(&self, len: usize) -> usize {
         slot::bucket_of_entry(len.trailing_zeros() as usize)
             .filter(|&bucket| len.is_power_of_two() && bucket < self.buckets)
             .unwrap_or(usize::MAX)
@@ -1066,8 +1144,11 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// The pool's counters, summed over every thread, and what it holds right now.
     ///
     /// Each counter is summed over every thread before the next is read, in an order that
-    /// makes the counts consistent (see [`PoolStats`]); threads cannot leave while it is
-    /// taken.
+    /// makes the counts consistent (see [`PoolStats`]). Threads cannot join or leave the pool
+    /// while the counters and the caches are read (a few loads per live thread, under the lock
+    /// of the pool's list of threads); the shared stacks are read after that lock is released,
+    /// one stack's lock at a time, so a thread that starts or exits never waits behind the
+    /// stacks.
     ///
     /// # Examples
     ///
@@ -1081,29 +1162,47 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// assert_eq!((s.rents, s.allocations, s.returns, s.retained_buffers), (2, 1, 2, 1));
     /// ```
     pub fn stats(&self) -> PoolStats {
-        let locals = lock(&self.inner.locals);
-        let sum = |counter: Counter| {
-            locals.iter().fold(
-                counter(&self.inner.counters).load(Ordering::Acquire),
-                |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
-            )
-        };
         let element = mem::size_of::<T>() as u64;
-        let mut stats = PoolStats {
-            thread_caches: locals.len() as u64,
-            ..Counters::snapshot(sum)
+        let mut buckets: Vec<BucketStats> = (0..self.buckets)
+            .map(|bucket| BucketStats {
+                capacity: MIN_BUCKET_LEN << bucket,
+                ..BucketStats::default()
+            })
+            .collect();
+        // Under the list's lock: the counters, so that a thread that exits meanwhile is seen
+        // either in the list or folded into the pool's counts, never both or neither; and what
+        // each cache holds, read without any other lock. Nothing else: no stack's lock is taken
+        // while the list is held, so a thread that starts or exits waits for no stack.
+        let mut stats = {
+            let locals = lock(&self.inner.locals);
+            let sum = |counter: Counter| {
+                locals.iter().fold(
+                    counter(&self.inner.counters).load(Ordering::Acquire),
+                    |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
+                )
+            };
+            let stats = PoolStats {
+                thread_caches: locals.len() as u64,
+                ..Counters::snapshot(sum)
+            };
+            for capacity in locals.iter().flat_map(|local| local.held()) {
+                if let Some(bucket) = buckets.get_mut(self.bucket_of_capacity(capacity)) {
+                    bucket.cached_buffers += 1;
+                }
+            }
+            stats
         };
-        let mut retain = |capacity: usize| {
-            stats.retained_buffers += 1;
-            stats.retained_bytes += capacity as u64 * element;
-        };
-        locals
-            .iter()
-            .flat_map(|local| local.held())
-            .for_each(&mut retain);
-        for stack in self.inner.stacks.iter() {
-            lock(stack).iter().for_each(|buf| retain(buf.len()));
+        // The list's lock is released: now each stack, one lock at a time.
+        for (stack, bucket) in self.inner.stacks.iter().zip(&mut buckets) {
+            bucket.stacked_buffers = lock(stack).len() as u64;
         }
+        for bucket in &mut buckets {
+            let buffers = bucket.cached_buffers + bucket.stacked_buffers;
+            bucket.retained_bytes = buffers * bucket.capacity as u64 * element;
+            stats.retained_buffers += buffers;
+            stats.retained_bytes += bucket.retained_bytes;
+        }
+        stats.buckets = buckets;
         stats
     }
 
@@ -1232,6 +1331,7 @@ pub fn shared_config() -> PoolConfig {
         max_shared_bytes: DEFAULT_MAX_SHARED_BYTES,
         clear: ClearPolicy::Never,
         thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
+        thread_cache_max_bytes: DEFAULT_THREAD_CACHE_MAX_BYTES,
     }
 }
 

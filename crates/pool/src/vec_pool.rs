@@ -9,7 +9,9 @@ use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
 use crate::cache::{Counters, Tally, lock, push_bounded};
-use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, RentError, bucket_capacity, buckets_for};
+use crate::{
+    BucketStats, ConfigError, MIN_BUCKET_LEN, PoolStats, RentError, bucket_capacity, buckets_for,
+};
 
 /// A pool of vectors: [`rent_vec`](VecPool::rent_vec) hands out a `Vec<T>` of length 0 with at
 /// least the requested capacity, and takes it back, emptied, when the guard is dropped.
@@ -214,7 +216,8 @@ impl<T: Send> VecPool<T> {
     }
 
     /// The pool's counters and what it holds right now (`retained_bytes` counts each kept
-    /// vector's capacity).
+    /// vector's capacity; [`PoolStats::buckets`] has one entry per capacity class, whose
+    /// `capacity` is the class's smallest).
     ///
     /// # Examples
     ///
@@ -229,11 +232,18 @@ impl<T: Send> VecPool<T> {
     pub fn stats(&self) -> PoolStats {
         let mut stats =
             Counters::snapshot(|counter| counter(&self.counters).load(Ordering::Acquire));
-        for class in self.classes.iter() {
+        for (k, class) in self.classes.iter().enumerate() {
+            let mut bucket = BucketStats {
+                capacity: MIN_BUCKET_LEN << k,
+                ..BucketStats::default()
+            };
             for vec in lock(class).iter() {
-                stats.retained_buffers += 1;
-                stats.retained_bytes += (vec.capacity() * mem::size_of::<T>()) as u64;
+                bucket.stacked_buffers += 1;
+                bucket.retained_bytes += (vec.capacity() * mem::size_of::<T>()) as u64;
             }
+            stats.retained_buffers += bucket.stacked_buffers;
+            stats.retained_bytes += bucket.retained_bytes;
+            stats.buckets.push(bucket);
         }
         stats
     }
