@@ -198,9 +198,21 @@ impl<T: Send> VecPool<T> {
     }
 
     fn give_back(&self, mut vec: Vec<T>) {
+        /// Counts the vector as discarded if dropped: armed while its elements are dropped.
+        struct DiscardOnUnwind<'a>(&'a Counters);
+        impl Drop for DiscardOnUnwind<'_> {
+            fn drop(&mut self) {
+                Tally::Shared(self.0).bump(|c| &c.discarded);
+            }
+        }
+
         let tally = Tally::Shared(&self.counters);
         tally.bump(|c| &c.returns);
+        // An element whose `drop` panics: the panic goes on to the caller and the vector, freed
+        // during the unwinding, is counted as discarded (its return is already counted).
+        let armed = DiscardOnUnwind(&self.counters);
         vec.clear();
+        mem::forget(armed);
         let capacity = vec.capacity();
         if capacity == 0 {
             return; // `rent_vec(0)`'s `Vec::new()`, never allocated

@@ -249,3 +249,24 @@ fn a_joined_threads_cache_is_no_longer_counted_once_join_returns() {
         assert_eq!((stats.thread_caches, stats.retained_buffers), (0, 1));
     });
 }
+
+/// An element whose destructor panics while armed.
+#[derive(Debug)]
+struct DropBomb;
+
+impl Drop for DropBomb {
+    fn drop(&mut self) {
+        assert!(!ARMED.get(), "DropBomb::drop");
+    }
+}
+
+#[test]
+fn a_vec_pool_element_whose_drop_panics_frees_the_vector_and_counts_the_return() {
+    let vecs = VecPool::<DropBomb>::new(1 << 10, 8);
+    let mut held = vecs.rent_vec(4);
+    held.push(DropBomb);
+    panics(move || drop(held));
+    let s = vecs.stats();
+    assert_eq!((s.outstanding(), s.returns, s.discarded), (0, 1, 1));
+    assert_eq!(s.retained_buffers, 0);
+}
