@@ -147,7 +147,8 @@ pub(crate) struct Inner<T> {
     /// a stack and released after it comes off, so it is never less than what the stacks hold
     /// and never more than `limits.max_shared_bytes`.
     stacked_bytes: AtomicUsize,
-    /// Every live thread's cache. Lock order: this list, then a stack.
+    /// Every live thread's cache. No stack's lock is ever taken while this is held (`stats`
+    /// reads the stacks after releasing it), so a thread that starts or exits waits for no stack.
     pub(crate) locals: Mutex<Vec<Arc<Local<T>>>>,
     /// Counts of exited threads, and of operations made without a thread cache.
     pub(crate) counters: Counters,

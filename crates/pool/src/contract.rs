@@ -11,7 +11,7 @@
 //! only in obeying the rule: stable rustdoc does not check *which* error a `compile_fail`
 //! example produces, so without the twin a typo would pass as a proof. Each example also names
 //! its error code, which nightly rustdoc does check: CI runs these doctests on nightly as well
-//! (`cargo +nightly test --doc -p pool`).
+//! (`cargo +nightly test --doc -p hotpath-pool`).
 //!
 //! The chapter's table of the contract (P5) names each rule by its section here. What is left
 //! to run time is measured in the chapter (`docs/03-pool.md`, P4–P9): stale data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers kept for good — with
@@ -23,14 +23,14 @@
 //! Giving back is dropping the guard, and a value is dropped once: the second `drop` is a use
 //! of a moved value (E0382).
 //! ```compile_fail,E0382
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let buf = pool.rent(64);
 //! drop(buf);
 //! drop(buf);
 //! ```
 //! The twin, giving back once:
 //! ```
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let buf = pool.rent(64);
 //! drop(buf);
 //! ```
@@ -38,14 +38,14 @@
 //! # 2. Use after giving back
 //! Writing through the guard after it was dropped is a use of a moved value (E0382).
 //! ```compile_fail,E0382
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let mut buf = pool.rent(64);
 //! drop(buf);
 //! buf[0] = 99;
 //! ```
 //! The twin writes first:
 //! ```
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let mut buf = pool.rent(64);
 //! buf[0] = 99;
 //! drop(buf);
@@ -53,14 +53,14 @@
 //! Giving back with clearing, [`Rented::give_back_cleared`](crate::Rented::give_back_cleared),
 //! takes the guard by value too, so a write after it is the same error (E0382).
 //! ```compile_fail,E0382
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let mut buf = pool.rent(64);
 //! buf.give_back_cleared();
 //! buf[0] = 99;
 //! ```
 //! The twin writes the secret first:
 //! ```
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let mut buf = pool.rent(64);
 //! buf[0] = 99;
 //! buf.give_back_cleared();
@@ -70,7 +70,7 @@
 //! Keeping a view of the buffer after the guard is gone does not compile either: the slice
 //! borrows the guard (E0597).
 //! ```compile_fail,E0597
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let view: &[u8] = {
 //!     let buf = pool.rent(64);
 //!     &buf[..]
@@ -79,7 +79,7 @@
 //! ```
 //! The twin copies what it needs out before the guard goes:
 //! ```
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let copy: Vec<u8> = {
 //!     let buf = pool.rent(64);
 //!     buf[..].to_vec()
@@ -91,14 +91,14 @@
 //! The guard borrows its pool, so the pool cannot be dropped (or moved) while a buffer is out
 //! (E0505).
 //! ```compile_fail,E0505
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let buf = pool.rent(64);
 //! drop(pool);
 //! assert_eq!(buf.len(), 64);
 //! ```
 //! The twin gives the buffer back first:
 //! ```
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let buf = pool.rent(64);
 //! assert_eq!(buf.len(), 64);
 //! drop(buf);
@@ -111,16 +111,16 @@
 //! (E0451), so a foreign buffer cannot be dressed up as a rented one. A guard also always goes
 //! back to the pool that lent it, never to another.
 //! ```compile_fail,E0451
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let foreign: Box<[u8]> = vec![0u8; 64].into_boxed_slice();
 //! let buf = std::mem::ManuallyDrop::new(foreign);
-//! let fake = pool::Rented { buf, len: 64, pool: &pool };
+//! let fake = hotpath_pool::Rented { buf, len: 64, pool: &pool };
 //! drop(fake);
 //! ```
 //! The twin gets its guard from the pool:
 //! ```
-//! let pool = pool::BufferPool::<u8>::new(pool::PoolConfig::default());
-//! let real: pool::Rented<'_, u8> = pool.rent(64);
+//! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
+//! let real: hotpath_pool::Rented<'_, u8> = pool.rent(64);
 //! drop(real);
 //! assert_eq!(pool.stats().returns, 1);
 //! ```
@@ -135,7 +135,7 @@
 //! #[derive(Clone, Copy, Default)]
 //! struct NotSend(std::marker::PhantomData<*const u8>);
 //! fn needs_sync<P: Sync>(_: &P) {}
-//! let pool = pool::BufferPool::<NotSend>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<NotSend>::new(hotpath_pool::PoolConfig::default());
 //! needs_sync(&pool);
 //! ```
 //! The twin, with a `Send` element:
@@ -143,7 +143,7 @@
 //! #[derive(Clone, Copy, Default)]
 //! struct IsSend(std::marker::PhantomData<u8>);
 //! fn needs_sync<P: Sync>(_: &P) {}
-//! let pool = pool::BufferPool::<IsSend>::new(pool::PoolConfig::default());
+//! let pool = hotpath_pool::BufferPool::<IsSend>::new(hotpath_pool::PoolConfig::default());
 //! needs_sync(&pool);
 //! ```
 //!
@@ -153,7 +153,7 @@
 //! the pool (E0597).
 //! ```compile_fail,E0597
 //! use std::sync::Arc;
-//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let pool = Arc::new(hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default()));
 //! let mut buf = pool.rent(64);
 //! std::thread::spawn(move || buf[0] = 1).join().unwrap();
 //! ```
@@ -162,7 +162,7 @@
 //! the other thread.
 //! ```
 //! use std::sync::Arc;
-//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let pool = Arc::new(hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default()));
 //! let mut buf = Arc::clone(&pool).rent_owned(64);
 //! std::thread::spawn(move || buf[0] = 1).join().unwrap();
 //! assert_eq!(pool.stats().returns, 1);
@@ -171,7 +171,7 @@
 //! like those of a pool in a `static`, are `Rented<'static, u8>`, so they move into a spawned
 //! thread as they are.
 //! ```
-//! let mut buf: pool::Rented<'static, u8> = pool::shared().rent(64);
+//! let mut buf: hotpath_pool::Rented<'static, u8> = hotpath_pool::shared().rent(64);
 //! std::thread::spawn(move || buf[0] = 1).join().unwrap();
 //! ```
 //!
@@ -180,7 +180,7 @@
 //! like a `Rented`.
 //! ```compile_fail,E0382
 //! use std::sync::Arc;
-//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let pool = Arc::new(hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default()));
 //! let mut buf = pool.rent_owned(64);
 //! drop(buf);
 //! buf[0] = 99;
@@ -190,7 +190,7 @@
 //! and the pool lives until the buffer comes back.
 //! ```
 //! use std::sync::Arc;
-//! let pool = Arc::new(pool::BufferPool::<u8>::new(pool::PoolConfig::default()));
+//! let pool = Arc::new(hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default()));
 //! let mut buf = pool.rent_owned(64);
 //! buf[0] = 99;
 //! drop(buf);

@@ -3,8 +3,9 @@
 //! dropped.
 
 use std::fmt;
-use std::mem::{self, ManuallyDrop};
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
+use std::ptr;
 use std::sync::Arc;
 
 use crate::BufferPool;
@@ -57,6 +58,17 @@ impl<T: Copy + Default + Send + 'static> OwnedRented<T> {
     }
 
     /// The pool this buffer goes back to.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// let buf = Arc::clone(&p).rent_owned(16);
+    /// assert!(Arc::ptr_eq(buf.pool(), &p));
+    /// ```
     pub fn pool(&self) -> &Arc<BufferPool<T>> {
         &self.pool
     }
@@ -69,6 +81,16 @@ macro_rules! guard {
             /// The capacity of the underlying buffer (a power of two ≥ 16, or exactly the
             /// request for `rent(0)` and for requests above the largest bucket). Only `len()`
             /// elements are shown.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use hotpath_pool::{BufferPool, PoolConfig};
+            ///
+            /// let p = BufferPool::<u8>::new(PoolConfig::new());
+            /// let buf = p.rent(1025);
+            /// assert_eq!((buf.len(), buf.capacity()), (1025, 2048));
+            /// ```
             pub fn capacity(&self) -> usize {
                 self.buf.len()
             }
@@ -79,10 +101,31 @@ macro_rules! guard {
             /// [`ClearPolicy`](crate::ClearPolicy) (the rest of the buffer was never shown to
             /// this renter, so it holds nothing this renter wrote). .NET's spelling is
             /// `Return(array, clearArray: true)`.
-            pub fn give_back_cleared(mut self) {
-                let shown = mem::take(&mut self.len);
-                self.buf[..shown].fill(T::default());
-                // Dropped with `len` 0: nothing left for a clearing pool to clear again.
+            ///
+            /// A buffer that could not be cleared is never kept: if `T::default()` panics, or
+            /// if this is called while the thread is already panicking (from a destructor
+            /// during unwinding, where a second panic would abort), the buffer is freed and
+            /// counted as given back and discarded, and the panic, if any, goes on.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use hotpath_pool::{BufferPool, PoolConfig};
+            ///
+            /// let p = BufferPool::<u8>::new(PoolConfig::new());
+            /// let mut card = p.rent(16);
+            /// card.copy_from_slice(b"4111111111111111");
+            /// card.give_back_cleared();
+            /// assert!(p.rent(16).iter().all(|&b| b == 0));
+            /// ```
+            pub fn give_back_cleared(self) {
+                let this = ManuallyDrop::new(self);
+                // SAFETY: `this` is never dropped, so `drop` never takes `buf` or drops
+                // `pool`: each field is read out exactly once, here, and owned from now on.
+                let (buf, pool) = unsafe {
+                    (ManuallyDrop::into_inner(ptr::read(&this.buf)), ptr::read(&this.pool))
+                };
+                pool.give_back_cleared(buf, this.len);
             }
         }
 

@@ -13,6 +13,8 @@ mod guard;
 mod slot;
 mod vec_pool;
 
+use std::collections::TryReserveError;
+use std::convert::Infallible;
 use std::fmt;
 use std::mem;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +30,18 @@ pub use vec_pool::{PooledVec, VecPool};
 pub const MIN_BUCKET_LEN: usize = 16;
 
 /// What happens to a buffer's contents when it is given back.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, ClearPolicy, PoolConfig};
+///
+/// let p = BufferPool::<u8>::new(PoolConfig::default().with_clear(ClearPolicy::OnReturn));
+/// p.rent(4).copy_from_slice(b"1042");
+/// assert_eq!(&p.rent(4)[..], &[0, 0, 0, 0]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ClearPolicy {
     /// Keep the contents: the next renter may see the previous renter's data (in the part of
     /// the buffer both were shown). The default, as in .NET, because clearing costs time. A
@@ -45,15 +58,35 @@ pub enum ClearPolicy {
 /// What a pool can hold at once is bounded by [`BufferPool::max_retained_bytes`]: the shared
 /// stacks by `max_per_bucket` and `max_shared_bytes`, each live thread's cache by one buffer per
 /// bucket up to `thread_cache_max_len`.
+///
+/// New fields may be added: build a configuration from [`PoolConfig::new`] (or
+/// [`shared_config`]) and its `with_` methods, and read its fields directly.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, ClearPolicy, PoolConfig};
+///
+/// let config = PoolConfig::new()
+///     .with_max_len(1 << 16)
+///     .with_max_per_bucket(8)
+///     .with_max_shared_bytes(1 << 20)
+///     .with_clear(ClearPolicy::OnReturn)
+///     .with_thread_cache_max_len(4096);
+/// assert_eq!(config.max_len, 1 << 16);
+/// let p = BufferPool::<u8>::new(config);
+/// assert_eq!(p.largest_bucket(), 1 << 16);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolConfig {
     /// Sets the largest bucket: `max_len` rounded up to a power of two (at least
     /// [`MIN_BUCKET_LEN`]). Every request up to that bucket's capacity is pooled — including
     /// requests above `max_len` itself, as with .NET's `ArrayPool.Create(maxArrayLength, …)`:
     /// `max_len: 1000` pools `rent(1024)`. A request above the largest bucket succeeds with an
     /// exact-size buffer that is freed, not kept, when given back. This limits the size of one
-    /// buffer, not what the pool retains: that is `max_per_bucket`, `max_shared_bytes` and
-    /// `thread_cache_max_len`.
+    /// buffer, not what the pool retains: that is `max_per_bucket`, `max_shared_bytes`,
+    /// `thread_cache_max_len` and `thread_cache_max_bytes`.
     pub max_len: usize,
     /// How many buffers each bucket's shared stack keeps. Returns beyond it are freed and
     /// counted in [`PoolStats::discarded`]. Any value is accepted: the stacks' storage grows as
@@ -73,6 +106,14 @@ pub struct PoolConfig {
     /// lock per bucket. `0`: no thread cache at all (every rent and give-back takes its
     /// bucket's lock, and no thread registers anything).
     pub thread_cache_max_len: usize,
+    /// The largest buffer a thread keeps in a cache of its own, in bytes: a thread caches the
+    /// buckets up to `thread_cache_max_len` whose buffers are at most this many bytes (rounded
+    /// down to a bucket; a limit below one 16-element buffer means no thread cache). With
+    /// both defaults a thread caches every bucket up to 1 MiB of buffer whatever `T` is: 1 Mi
+    /// elements of `u8`, 128 Ki of `f64`, so each live thread keeps at most one buffer of every
+    /// bucket up to 1 MiB, under 2 MiB. `usize::MAX` leaves `thread_cache_max_len` as the only
+    /// bound.
+    pub thread_cache_max_bytes: usize,
 }
 
 /// The byte budget of the shared stacks in [`PoolConfig::default`] and in [`shared`]: 64 MiB.
@@ -82,23 +123,170 @@ pub const DEFAULT_MAX_SHARED_BYTES: usize = 64 << 20;
 /// elements (1 MiB of bytes).
 pub const DEFAULT_THREAD_CACHE_MAX_LEN: usize = 1 << 20;
 
+/// The largest buffer a thread caches in [`PoolConfig::default`] and in [`shared`], in bytes:
+/// 1 MiB, whatever the element type.
+pub const DEFAULT_THREAD_CACHE_MAX_BYTES: usize = 1 << 20;
+
 impl Default for PoolConfig {
     /// The bucket sizes and counts of .NET's `ArrayPool<T>.Create()` (1 Mi elements, 50 per
     /// bucket, no clearing), plus this crate's per-thread caches (every bucket up to 1 Mi
-    /// elements) and a 64 MiB budget for the shared stacks.
+    /// elements) and a 64 MiB budget for the shared stacks: [`PoolConfig::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::PoolConfig;
+    ///
+    /// assert_eq!(PoolConfig::default(), PoolConfig::new());
+    /// assert_eq!(PoolConfig::default().max_per_bucket, 50);
+    /// ```
     fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PoolConfig {
+    /// The default configuration (see [`PoolConfig::default`]), to build on with the `with_`
+    /// methods.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{ClearPolicy, PoolConfig};
+    ///
+    /// let config = PoolConfig::new();
+    /// assert_eq!((config.max_len, config.clear), (1 << 20, ClearPolicy::Never));
+    /// ```
+    pub const fn new() -> Self {
         Self {
             max_len: 1 << 20,
             max_per_bucket: 50,
             max_shared_bytes: DEFAULT_MAX_SHARED_BYTES,
             clear: ClearPolicy::Never,
             thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
+            thread_cache_max_bytes: DEFAULT_THREAD_CACHE_MAX_BYTES,
         }
+    }
+
+    /// Sets [`max_len`](Self::max_len), which sets the largest bucket.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_len(1000));
+    /// assert_eq!(p.largest_bucket(), 1024);
+    /// ```
+    #[must_use]
+    pub const fn with_max_len(mut self, max_len: usize) -> Self {
+        self.max_len = max_len;
+        self
+    }
+
+    /// Sets [`max_per_bucket`](Self::max_per_bucket), how many buffers each bucket's shared
+    /// stack keeps.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_per_bucket(0));
+    /// let (a, b) = (p.rent(16), p.rent(16));
+    /// drop((a, b)); // one goes to this thread's cache, the other has no place left
+    /// assert_eq!(p.stats().discarded, 1);
+    /// ```
+    #[must_use]
+    pub const fn with_max_per_bucket(mut self, max_per_bucket: usize) -> Self {
+        self.max_per_bucket = max_per_bucket;
+        self
+    }
+
+    /// Sets [`max_shared_bytes`](Self::max_shared_bytes), the byte budget of the shared
+    /// stacks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(
+    ///     PoolConfig::new().with_max_shared_bytes(0).with_thread_cache_max_len(0),
+    /// );
+    /// drop(p.rent(16));
+    /// assert_eq!(p.stats().retained_bytes, 0);
+    /// ```
+    #[must_use]
+    pub const fn with_max_shared_bytes(mut self, max_shared_bytes: usize) -> Self {
+        self.max_shared_bytes = max_shared_bytes;
+        self
+    }
+
+    /// Sets [`clear`](Self::clear), what happens to a buffer's contents when it is given back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{ClearPolicy, PoolConfig};
+    ///
+    /// let config = PoolConfig::new().with_clear(ClearPolicy::OnReturn);
+    /// assert_eq!(config.clear, ClearPolicy::OnReturn);
+    /// ```
+    #[must_use]
+    pub const fn with_clear(mut self, clear: ClearPolicy) -> Self {
+        self.clear = clear;
+        self
+    }
+
+    /// Sets [`thread_cache_max_len`](Self::thread_cache_max_len), the largest bucket a thread
+    /// caches for itself (0: no thread cache).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_thread_cache_max_len(0));
+    /// assert_eq!(p.largest_cached_bucket(), 0);
+    /// ```
+    #[must_use]
+    pub const fn with_thread_cache_max_len(mut self, thread_cache_max_len: usize) -> Self {
+        self.thread_cache_max_len = thread_cache_max_len;
+        self
+    }
+
+    /// Sets [`thread_cache_max_bytes`](Self::thread_cache_max_bytes), the largest buffer a
+    /// thread caches for itself, in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let config = PoolConfig::new().with_thread_cache_max_bytes(64 << 10);
+    /// assert_eq!(BufferPool::<u8>::new(config).largest_cached_bucket(), 64 << 10);
+    /// assert_eq!(BufferPool::<f64>::new(config).largest_cached_bucket(), 8 << 10);
+    /// ```
+    #[must_use]
+    pub const fn with_thread_cache_max_bytes(mut self, thread_cache_max_bytes: usize) -> Self {
+        self.thread_cache_max_bytes = thread_cache_max_bytes;
+        self
     }
 }
 
 /// A configuration [`BufferPool::try_new`] (or [`VecPool::try_new`]) cannot honour.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, ConfigError, PoolConfig};
+///
+/// let err = BufferPool::<u64>::try_new(PoolConfig::new().with_max_len(usize::MAX)).unwrap_err();
+/// assert!(matches!(err, ConfigError::MaxLenTooLarge { max_len: usize::MAX, .. }));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// `max_len` rounded up to a power of two would not fit in memory (more than `isize::MAX`
     /// bytes for the element type), so the largest bucket could never be allocated.
@@ -123,6 +311,65 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Why [`BufferPool::try_rent`] (or [`BufferPool::try_rent_owned`], [`VecPool::try_rent_vec`])
+/// could not lend a buffer: the fresh buffer it needed could not be allocated, because its size
+/// overflows (more than `isize::MAX` bytes) or the allocator refused it. A failed rent counts
+/// nothing and leaves the pool as it was.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let p = BufferPool::<u8>::new(PoolConfig::new());
+/// let err = p.try_rent(usize::MAX).unwrap_err();
+/// assert_eq!(err.requested(), usize::MAX);
+/// assert_eq!(p.stats().rents, 0);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RentError {
+    requested: usize,
+    source: TryReserveError,
+}
+
+impl RentError {
+    pub(crate) fn new(requested: usize, source: TryReserveError) -> Self {
+        Self { requested, source }
+    }
+
+    /// The number of elements that was asked for.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u64>::new(PoolConfig::new());
+    /// let err = p.try_rent(usize::MAX).unwrap_err();
+    /// assert_eq!(err.requested(), usize::MAX);
+    /// ```
+    pub fn requested(&self) -> usize {
+        self.requested
+    }
+}
+
+impl fmt::Display for RentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "could not rent a buffer of {} elements: {}",
+            self.requested, self.source
+        )
+    }
+}
+
+impl std::error::Error for RentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// The number of buckets for requests up to `max_len` elements of `T`, or why there can be
 /// none that large.
 fn buckets_for<T>(max_len: usize) -> Result<usize, ConfigError> {
@@ -137,14 +384,24 @@ fn buckets_for<T>(max_len: usize) -> Result<usize, ConfigError> {
 }
 
 /// How many buckets, from the smallest, a thread caches: those up to `thread_cache_max_len`
-/// rounded up to a power of two (every bucket where that rounding overflows), 0 for 0.
-fn cached_buckets(thread_cache_max_len: usize, buckets: usize) -> usize {
-    match thread_cache_max_len {
+/// rounded up to a power of two (every bucket where that rounding overflows), 0 for 0, and of
+/// those the ones whose buffers of `T` are at most `thread_cache_max_bytes` bytes.
+fn cached_buckets<T>(config: &PoolConfig, buckets: usize) -> usize {
+    let by_len = match config.thread_cache_max_len {
         0 => 0,
         len => bucket_capacity(len).map_or(buckets, |cap| {
             ((cap / MIN_BUCKET_LEN).trailing_zeros() as usize + 1).min(buckets)
         }),
-    }
+    };
+    let by_bytes = match mem::size_of::<T>() {
+        0 => buckets,
+        element => match config.thread_cache_max_bytes / element / MIN_BUCKET_LEN {
+            0 => 0,
+            // Bucket `b` holds `MIN_BUCKET_LEN << b` elements: the largest `b` that fits.
+            fits => fits.ilog2() as usize + 1,
+        },
+    };
+    by_len.min(by_bytes)
 }
 
 /// Counters of a pool's activity since it was created, summed over every thread.
@@ -157,7 +414,22 @@ fn cached_buckets(thread_cache_max_len: usize, buckets: usize) -> usize {
 /// buffers move between them: a buffer that another thread sends from its cache down to a
 /// stack during the snapshot can be counted in both places. The sum still never exceeds
 /// [`BufferPool::max_retained_bytes`], since each part is within its own bound.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// New fields may be added: read the fields, start a hand-made one from
+/// `PoolStats::default()`.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let p = BufferPool::<u8>::new(PoolConfig::new());
+/// drop(p.rent(100));
+/// let s = p.stats();
+/// assert_eq!((s.rents, s.allocations, s.returns, s.retained_bytes), (1, 1, 1, 128));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolStats {
     /// Calls to `rent` (including `rent(0)` and requests above the largest bucket) that
     /// returned a buffer.
@@ -180,8 +452,41 @@ pub struct PoolStats {
     /// Buffers the pool holds right now.
     pub retained_buffers: u64,
     /// Live threads that have a cache for this pool right now: threads that rented or gave
-    /// back a buffer of a size they cache and have not exited. Always 0 without thread caches.
+    /// back a buffer of a size they cache and whose thread-local destructors have not run yet
+    /// (see the crate's documentation on threads that exit). Always 0 without thread caches.
     pub thread_caches: u64,
+    /// What the pool holds right now, bucket by bucket, from the smallest (one entry per
+    /// bucket; their sums are `retained_buffers` and `retained_bytes`). Empty for a hand-made
+    /// snapshot.
+    pub buckets: Vec<BucketStats>,
+}
+
+/// What a pool holds of one bucket right now: an entry of [`PoolStats::buckets`].
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let p = BufferPool::<u64>::new(PoolConfig::new().with_max_per_bucket(4));
+/// let (a, b) = (p.rent(100), p.rent(100));
+/// drop((a, b)); // one in this thread's cache, one on the shared stack
+/// let bucket = &p.stats().buckets[3];
+/// assert_eq!(bucket.capacity, 128);
+/// assert_eq!((bucket.cached_buffers, bucket.stacked_buffers), (1, 1));
+/// assert_eq!(bucket.retained_bytes, 2 * 128 * 8);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BucketStats {
+    /// The bucket's buffer capacity, in elements.
+    pub capacity: usize,
+    /// Buffers of this bucket in live threads' caches.
+    pub cached_buffers: u64,
+    /// Buffers of this bucket on its shared stack.
+    pub stacked_buffers: u64,
+    /// Bytes of buffer of this bucket the pool holds, caches and stack together.
+    pub retained_bytes: u64,
 }
 
 impl PoolStats {
@@ -189,12 +494,35 @@ impl PoolStats {
     /// guard in a `ManuallyDrop` or parked in a long-lived structure). Never panics: a
     /// snapshot from [`stats`](BufferPool::stats) never has more returns than rents, and a
     /// hand-made one that does gives 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let held = p.rent(64);
+    /// assert_eq!(p.stats().outstanding(), 1);
+    /// drop(held);
+    /// assert_eq!(p.stats().outstanding(), 0);
+    /// ```
     pub fn outstanding(&self) -> u64 {
         self.rents.saturating_sub(self.returns)
     }
 
     /// Rents served without allocating (0 for a hand-made snapshot with more allocations than
     /// rents).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// drop(p.rent(64)); // a miss: allocates
+    /// drop(p.rent(64)); // a hit: the same buffer
+    /// assert_eq!(p.stats().hits(), 1);
+    /// ```
     pub fn hits(&self) -> u64 {
         self.rents.saturating_sub(self.allocations)
     }
@@ -239,6 +567,16 @@ impl<T: Send> fmt::Debug for BufferPool<T> {
 }
 
 /// The bucket capacity a request of `len` elements is rounded up to (`len ≥ 1`).
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::bucket_capacity;
+///
+/// assert_eq!(bucket_capacity(1), Some(16));
+/// assert_eq!(bucket_capacity(1025), Some(2048));
+/// assert_eq!(bucket_capacity(usize::MAX), None);
+/// ```
 pub fn bucket_capacity(len: usize) -> Option<usize> {
     len.max(MIN_BUCKET_LEN).checked_next_power_of_two()
 }
@@ -251,6 +589,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ///
     /// # Panics
     /// If the configuration is invalid (see [`BufferPool::try_new`], which returns the error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_len(4096));
+    /// assert_eq!(p.largest_bucket(), 4096);
+    /// ```
     pub fn new(config: PoolConfig) -> Self {
         match Self::try_new(config) {
             Ok(pool) => pool,
@@ -261,6 +608,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Creates a pool, or says why the configuration cannot work. Every `max_per_bucket`,
     /// `max_shared_bytes` and `thread_cache_max_len` is accepted (each is a bound, and the
     /// stacks' storage grows only as buffers come back).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// assert!(BufferPool::<u8>::try_new(PoolConfig::new()).is_ok());
+    /// assert!(BufferPool::<u64>::try_new(PoolConfig::new().with_max_len(usize::MAX)).is_err());
+    /// ```
     pub fn try_new(config: PoolConfig) -> Result<Self, ConfigError> {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         Self::with_id(config, id)
@@ -271,7 +627,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         let limits = Limits {
             max_per_bucket: config.max_per_bucket,
             max_shared_bytes: config.max_shared_bytes,
-            cache_slots: cached_buckets(config.thread_cache_max_len, buckets),
+            cache_slots: cached_buckets::<T>(&config, buckets),
         };
         Ok(Self {
             config,
@@ -282,19 +638,48 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     /// The configuration this pool was created with.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_per_bucket(8));
+    /// assert_eq!(p.config().max_per_bucket, 8);
+    /// ```
     pub fn config(&self) -> &PoolConfig {
         &self.config
     }
 
     /// The largest capacity kept by this pool (its largest bucket), in elements: every request
     /// from 1 up to this is pooled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_len(1000));
+    /// assert_eq!(p.largest_bucket(), 1024);
+    /// assert_eq!(p.rent(1024).capacity(), 1024); // pooled
+    /// assert_eq!(p.rent(1025).capacity(), 1025); // above: exact size, not kept
+    /// ```
     pub fn largest_bucket(&self) -> usize {
         MIN_BUCKET_LEN << (self.buckets - 1)
     }
 
     /// The largest capacity a thread keeps in its own cache, in elements (0 without thread
     /// caches): `thread_cache_max_len` rounded up to a power of two, at most the largest
-    /// bucket.
+    /// bucket, and at most the largest bucket whose buffer fits in `thread_cache_max_bytes`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_thread_cache_max_len(1000));
+    /// assert_eq!(p.largest_cached_bucket(), 1024);
+    /// ```
     pub fn largest_cached_bucket(&self) -> usize {
         match self.inner.limits.cache_slots {
             0 => 0,
@@ -318,6 +703,20 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// thread that exits gives its cache back to the stacks, within their bounds, or frees it,
     /// so threads that have exited count for nothing. Bookkeeping (each stack's storage, each
     /// thread's slots) is not included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(
+    ///     PoolConfig::new()
+    ///         .with_max_len(4096)
+    ///         .with_max_shared_bytes(3 * 1024)
+    ///         .with_thread_cache_max_len(0),
+    /// );
+    /// assert_eq!(p.max_retained_bytes(5), 3 * 1024);
+    /// ```
     pub fn max_retained_bytes(&self, live_threads: u64) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let one_of_each_up_to = |largest: usize| match largest {
@@ -355,12 +754,76 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// A fresh buffer is filled by `T::default()` and `T::clone()`, which run after the pool
     /// has let go of this thread's storage: they may rent from other pools.
     ///
+    /// If `T::default()` or `T::clone()` panics while a fresh buffer is filled, the panic
+    /// reaches the caller and nothing is counted: the rent never happened.
+    ///
     /// # Panics
-    /// Like `vec!`, if a request above the largest bucket is more than `isize::MAX` bytes.
+    /// Like `vec!`, if the fresh buffer cannot be allocated (a request above the largest bucket
+    /// of more than `isize::MAX` bytes panics, one the allocator refuses aborts the process).
+    /// A length that comes from input should go through [`try_rent`](Self::try_rent).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let mut buf = p.rent(1025);
+    /// assert_eq!((buf.len(), buf.capacity()), (1025, 2048));
+    /// buf[..4].copy_from_slice(b"1042");
+    /// drop(buf); // given back
+    /// assert_eq!(p.stats().returns, 1);
+    /// ```
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
         Rented::new(self.take(len), len, self)
+    }
+
+    /// Like [`rent`](Self::rent), but a fresh buffer that cannot be allocated — any `len`,
+    /// `isize::MAX` and `1 << 40` included — is an error instead of a panic or an abort. It
+    /// counts exactly as `rent` does when it succeeds, and nothing when it fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let buf = p.try_rent(100)?;
+    /// assert_eq!(buf.len(), 100);
+    /// assert!(p.try_rent(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
+    pub fn try_rent(&self, len: usize) -> Result<Rented<'_, T>, RentError> {
+        let buf = match cache::take_cached(self.id, len) {
+            Some(buf) => buf,
+            None => self.try_take_slow(len)?,
+        };
+        Ok(Rented::new(buf, len, self))
+    }
+
+    /// Like [`rent_owned`](Self::rent_owned), with [`try_rent`](Self::try_rent)'s fallible
+    /// allocation (the `Arc` is dropped when it fails).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// let buf = Arc::clone(&p).try_rent_owned(64)?;
+    /// std::thread::spawn(move || assert_eq!(buf.len(), 64)).join().unwrap();
+    /// assert!(Arc::clone(&p).try_rent_owned(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
+    pub fn try_rent_owned(self: Arc<Self>, len: usize) -> Result<OwnedRented<T>, RentError> {
+        let buf = match cache::take_cached(self.id, len) {
+            Some(buf) => buf,
+            None => self.try_take_slow(len)?,
+        };
+        Ok(OwnedRented::new(buf, len, self))
     }
 
     /// Like [`rent`](Self::rent), but the `len` elements shown are reset to `T::default()`
@@ -370,9 +833,24 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// stays in the buffer after it is given back, for the next plain `rent` to read. A renter
     /// holding a secret gives back with [`Rented::give_back_cleared`].
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
+    ///
+    /// If `T::default()` panics while the buffer is cleared, the guard is dropped during the
+    /// unwinding like any other: the buffer goes back (or, under [`ClearPolicy::OnReturn`], is
+    /// freed and counted as discarded, since no element code runs while the thread panics).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// p.rent(4).copy_from_slice(b"1042");
+    /// assert_eq!(&p.rent(4)[..], b"1042"); // a plain rent sees the last renter's bytes
+    /// assert_eq!(&p.rent_cleared(4)[..], &[0; 4]);
+    /// ```
     pub fn rent_cleared(&self, len: usize) -> Rented<'_, T> {
         let mut rented = self.rent(len);
-        rented.fill(T::default());
+        fill_default(&mut rented);
         rented
     }
 
@@ -383,6 +861,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ///
     /// A pool that is itself `'static` — [`shared`], or one in a `static` — needs none of
     /// this: its [`Rented`] guards are already `Rented<'static, T>`, `Send` when `T` is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// let mut buf = Arc::clone(&p).rent_owned(64);
+    /// std::thread::spawn(move || buf[0] = 1).join().unwrap();
+    /// assert_eq!(p.stats().returns, 1);
+    /// ```
     #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
     pub fn rent_owned(self: Arc<Self>, len: usize) -> OwnedRented<T> {
         let buf = self.take(len);
@@ -444,10 +934,31 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[cold]
     #[inline(never)]
     fn take_slow(&self, len: usize) -> Box<[T]> {
+        let Ok(buf) = self.take_slow_with(len, |n| Ok::<_, Infallible>(fresh(n)));
+        buf
+    }
+
+    /// [`Self::take_slow`] with a fallible allocation, for `try_rent`.
+    #[cold]
+    #[inline(never)]
+    fn try_take_slow(&self, len: usize) -> Result<Box<[T]>, RentError> {
+        self.take_slow_with(len, |n| {
+            try_fresh(n).map_err(|source| RentError::new(len, source))
+        })
+    }
+
+    /// The slow path of a rent, allocating a fresh buffer with `fresh` (which may fail: then
+    /// nothing is counted).
+    #[inline(always)]
+    fn take_slow_with<E>(
+        &self,
+        len: usize,
+        fresh: impl FnOnce(usize) -> Result<Box<[T]>, E>,
+    ) -> Result<Box<[T]>, E> {
         if len == 0 {
             // No cache is touched (or created): `rent(0)` allocates nothing, ever.
             Tally::Shared(&self.inner.counters).bump(|c| &c.rents);
-            return Box::default();
+            return Ok(Box::default());
         }
         let bucket = slot::bucket_of_entry(slot::entry_for(len))
             .filter(|&bucket| bucket < self.buckets)
@@ -464,17 +975,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
                 kept
             });
             if let Some(buf) = kept {
-                return buf;
+                return Ok(buf);
             }
         }
         // A fresh buffer, made while the pool holds nothing of this thread's: `T::default()`
         // and `T::clone()` are the caller's code and may rent from other pools. The rent is
-        // counted once the buffer exists, so one that panics leaves the counts as they were.
+        // counted once the buffer exists, so one that panics (or fails to allocate) leaves the
+        // counts as they were.
         let buf = fresh(if pooled {
             MIN_BUCKET_LEN << bucket
         } else {
             len
-        });
+        })?;
         self.with_cache(bucket, |owned| {
             let tally = self.tally(owned);
             tally.bump(|c| &c.rents);
@@ -483,7 +995,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
                 tally.bump(|c| &c.oversize);
             }
         });
-        buf
+        Ok(buf)
     }
 
     /// This thread's counters, or the pool's when the thread has no cache.
@@ -531,10 +1043,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// this thread's slot, on the bucket's stack, or frees it.
     #[cold]
     #[inline(never)]
-    fn give_back_slow(&self, mut buf: Box<[T]>, shown: usize) {
-        if self.config.clear == ClearPolicy::OnReturn {
-            buf[..shown].fill(T::default());
-        }
+    fn give_back_slow(&self, buf: Box<[T]>, shown: usize) {
+        let buf = if self.config.clear == ClearPolicy::OnReturn {
+            match self.clear_or_discard(buf, shown) {
+                Some(buf) => buf,
+                None => return,
+            }
+        } else {
+            buf
+        };
         if buf.is_empty() {
             // `rent(0)`'s empty guard: counted, no cache touched.
             Tally::Shared(&self.inner.counters).bump(|c| &c.returns);
@@ -553,10 +1070,54 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         });
     }
 
+    /// [`Rented::give_back_cleared`]: clears the `shown` elements, then gives the buffer back
+    /// as a guard's drop does (with nothing left for a clearing pool to clear again).
+    pub(crate) fn give_back_cleared(&self, buf: Box<[T]>, shown: usize) {
+        if let Some(buf) = self.clear_or_discard(buf, shown) {
+            self.give_back(buf, 0);
+        }
+    }
+
+    /// Resets the first `shown` elements of `buf` to `T::default()`, or, when that cannot be
+    /// done safely, frees `buf` and counts it as given back and discarded, so that
+    /// [`PoolStats::outstanding`] comes back down all the same:
+    ///
+    /// - while the thread is already panicking (a guard dropped during unwinding), `T::default()`
+    ///   is not called at all: a second panic there would abort the process;
+    /// - if `T::default()` panics, the buffer is freed, counted, and the panic goes on to the
+    ///   caller (out of the guard's `drop`). A buffer that was not cleared is never kept.
+    ///
+    /// Runs before any of the pool's storage is borrowed, like all element code.
+    fn clear_or_discard(&self, mut buf: Box<[T]>, shown: usize) -> Option<Box<[T]>> {
+        /// Counts the buffer as returned and discarded if dropped: armed while element code runs.
+        struct CountOnUnwind<'a>(&'a Counters);
+        impl Drop for CountOnUnwind<'_> {
+            fn drop(&mut self) {
+                count_discarded_return(self.0);
+            }
+        }
+
+        if shown == 0 {
+            return Some(buf);
+        }
+        if std::thread::panicking() {
+            count_discarded_return(&self.inner.counters);
+            return None; // `buf` is freed here, without running element code
+        }
+        let armed = CountOnUnwind(&self.inner.counters);
+        fill_default(&mut buf[..shown]);
+        mem::forget(armed);
+        Some(buf)
+    }
+
     /// The bucket a buffer of this capacity belongs to, or `usize::MAX` for none (an
     /// exact-size buffer above the largest bucket).
     fn bucket_of(&self, buf: &[T]) -> usize {
-        let len = buf.len();
+        self.bucket_of_capacity(buf.len())
+    }
+
+    /// [`Self::bucket_of`] a buffer of `len` elements.
+    fn bucket_of_capacity(&self, len: usize) -> usize {
         slot::bucket_of_entry(len.trailing_zeros() as usize)
             .filter(|&bucket| len.is_power_of_two() && bucket < self.buckets)
             .unwrap_or(usize::MAX)
@@ -583,32 +1144,65 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// The pool's counters, summed over every thread, and what it holds right now.
     ///
     /// Each counter is summed over every thread before the next is read, in an order that
-    /// makes the counts consistent (see [`PoolStats`]); threads cannot leave while it is
-    /// taken.
+    /// makes the counts consistent (see [`PoolStats`]). Threads cannot join or leave the pool
+    /// while the counters and the caches are read (a few loads per live thread, under the lock
+    /// of the pool's list of threads); the shared stacks are read after that lock is released,
+    /// one stack's lock at a time, so a thread that starts or exits never waits behind the
+    /// stacks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// drop(p.rent(100));
+    /// drop(p.rent(100));
+    /// let s = p.stats();
+    /// assert_eq!((s.rents, s.allocations, s.returns, s.retained_buffers), (2, 1, 2, 1));
+    /// ```
     pub fn stats(&self) -> PoolStats {
-        let locals = lock(&self.inner.locals);
-        let sum = |counter: Counter| {
-            locals.iter().fold(
-                counter(&self.inner.counters).load(Ordering::Acquire),
-                |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
-            )
-        };
         let element = mem::size_of::<T>() as u64;
-        let mut stats = PoolStats {
-            thread_caches: locals.len() as u64,
-            ..Counters::snapshot(sum)
+        let mut buckets: Vec<BucketStats> = (0..self.buckets)
+            .map(|bucket| BucketStats {
+                capacity: MIN_BUCKET_LEN << bucket,
+                ..BucketStats::default()
+            })
+            .collect();
+        // Under the list's lock: the counters, so that a thread that exits meanwhile is seen
+        // either in the list or folded into the pool's counts, never both or neither; and what
+        // each cache holds, read without any other lock. Nothing else: no stack's lock is taken
+        // while the list is held, so a thread that starts or exits waits for no stack.
+        let mut stats = {
+            let locals = lock(&self.inner.locals);
+            let sum = |counter: Counter| {
+                locals.iter().fold(
+                    counter(&self.inner.counters).load(Ordering::Acquire),
+                    |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
+                )
+            };
+            let stats = PoolStats {
+                thread_caches: locals.len() as u64,
+                ..Counters::snapshot(sum)
+            };
+            for capacity in locals.iter().flat_map(|local| local.held()) {
+                if let Some(bucket) = buckets.get_mut(self.bucket_of_capacity(capacity)) {
+                    bucket.cached_buffers += 1;
+                }
+            }
+            stats
         };
-        let mut retain = |capacity: usize| {
-            stats.retained_buffers += 1;
-            stats.retained_bytes += capacity as u64 * element;
-        };
-        locals
-            .iter()
-            .flat_map(|local| local.held())
-            .for_each(&mut retain);
-        for stack in self.inner.stacks.iter() {
-            lock(stack).iter().for_each(|buf| retain(buf.len()));
+        // The list's lock is released: now each stack, one lock at a time.
+        for (stack, bucket) in self.inner.stacks.iter().zip(&mut buckets) {
+            bucket.stacked_buffers = lock(stack).len() as u64;
         }
+        for bucket in &mut buckets {
+            let buffers = bucket.cached_buffers + bucket.stacked_buffers;
+            bucket.retained_bytes = buffers * bucket.capacity as u64 * element;
+            stats.retained_buffers += buffers;
+            stats.retained_bytes += bucket.retained_bytes;
+        }
+        stats.buckets = buckets;
         stats
     }
 
@@ -625,6 +1219,17 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// [`max_retained_bytes`](Self::max_retained_bytes) — until then. Rented buffers are
     /// unaffected and are kept again when given back. Buffers are freed after the locks that
     /// guard them are released.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// drop(p.rent(1025));
+    /// assert_eq!(p.trim(), 2048);
+    /// assert_eq!(p.stats().retained_bytes, 0);
+    /// ```
     pub fn trim(&self) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let mut freed = 0;
@@ -643,6 +1248,30 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 /// A zero/default-initialised buffer of exactly `len` elements. Never uninitialised memory.
 fn fresh<T: Copy + Default>(len: usize) -> Box<[T]> {
     vec![T::default(); len].into_boxed_slice()
+}
+
+/// [`fresh`], or the allocator's refusal (or a size overflow) as an error instead of an abort.
+fn try_fresh<T: Copy + Default>(len: usize) -> Result<Box<[T]>, TryReserveError> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len)?;
+    buf.resize(len, T::default());
+    Ok(buf.into_boxed_slice())
+}
+
+/// Sets every element to one `T::default()`, copied: the only element code it runs is that one
+/// call.
+fn fill_default<T: Copy + Default>(buf: &mut [T]) {
+    let value = T::default();
+    for element in buf {
+        *element = value;
+    }
+}
+
+/// A buffer given back and freed instead of kept, counted on the pool's shared counters (a
+/// path off the fast one, where the thread's own counters are not looked up).
+fn count_discarded_return(counters: &Counters) {
+    Tally::Shared(counters).bump(|c| &c.returns);
+    Tally::Shared(counters).bump(|c| &c.discarded);
 }
 
 /// The process-wide byte pool, created on first use, with [`shared_config`].
@@ -664,6 +1293,15 @@ fn fresh<T: Copy + Default>(len: usize) -> Box<[T]> {
 ///
 /// Its thread caches have a fast-path pointer of their own, so a thread that also uses other
 /// pools never pushes this one off the fast path.
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// let line: hotpath_pool::Rented<'static, u8> = hotpath_pool::shared().rent(128);
+/// std::thread::spawn(move || assert_eq!(line.len(), 128)).join().unwrap();
+/// ```
 #[inline]
 pub fn shared() -> &'static BufferPool<u8> {
     static SHARED: OnceLock<BufferPool<u8>> = OnceLock::new();
@@ -675,6 +1313,15 @@ pub fn shared() -> &'static BufferPool<u8> {
 
 /// The configuration of [`shared`]: the same at every call, since the number of logical cores
 /// is read once per process (so `shared_config() == *shared().config()`).
+///
+/// # Examples
+///
+/// ```
+/// use hotpath_pool::{BufferPool, PoolConfig};
+///
+/// assert_eq!(hotpath_pool::shared_config(), *hotpath_pool::shared().config());
+/// assert_eq!(hotpath_pool::shared_config().max_len, hotpath_pool::SHARED_MAX_LEN);
+/// ```
 pub fn shared_config() -> PoolConfig {
     static CORES: OnceLock<usize> = OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -684,6 +1331,7 @@ pub fn shared_config() -> PoolConfig {
         max_shared_bytes: DEFAULT_MAX_SHARED_BYTES,
         clear: ClearPolicy::Never,
         thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
+        thread_cache_max_bytes: DEFAULT_THREAD_CACHE_MAX_BYTES,
     }
 }
 

@@ -1,6 +1,7 @@
 //! A pool of `Vec<T>` that come back empty: the previous renter's data is in the vector's
 //! spare capacity, where safe code cannot read it.
 
+use std::convert::Infallible;
 use std::fmt;
 use std::mem;
 use std::ops::{Deref, DerefMut};
@@ -8,7 +9,9 @@ use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
 use crate::cache::{Counters, Tally, lock, push_bounded};
-use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, bucket_capacity, buckets_for};
+use crate::{
+    BucketStats, ConfigError, MIN_BUCKET_LEN, PoolStats, RentError, bucket_capacity, buckets_for,
+};
 
 /// A pool of vectors: [`rent_vec`](VecPool::rent_vec) hands out a `Vec<T>` of length 0 with at
 /// least the requested capacity, and takes it back, emptied, when the guard is dropped.
@@ -42,7 +45,7 @@ use crate::{ConfigError, MIN_BUCKET_LEN, PoolStats, bucket_capacity, buckets_for
 /// guard ends up holding.
 ///
 /// ```
-/// use pool::VecPool;
+/// use hotpath_pool::VecPool;
 ///
 /// let vecs = VecPool::<u8>::new(1 << 16, 8);
 /// let mut line = vecs.rent_vec(64);
@@ -76,6 +79,15 @@ impl<T: Send> VecPool<T> {
     ///
     /// # Panics
     /// If `max_len` is too large for `T` (see [`VecPool::try_new`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// assert_eq!(vecs.rent_vec(100).capacity(), 128);
+    /// ```
     pub fn new(max_len: usize, max_per_bucket: usize) -> Self {
         match Self::try_new(max_len, max_per_bucket) {
             Ok(pool) => pool,
@@ -84,6 +96,15 @@ impl<T: Send> VecPool<T> {
     }
 
     /// Like [`new`](Self::new), or says why `max_len` cannot work.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// assert!(VecPool::<u8>::try_new(1 << 16, 8).is_ok());
+    /// assert!(VecPool::<u64>::try_new(usize::MAX, 8).is_err());
+    /// ```
     pub fn try_new(max_len: usize, max_per_bucket: usize) -> Result<Self, ConfigError> {
         let classes = buckets_for::<T>(max_len)?;
         Ok(Self {
@@ -98,28 +119,77 @@ impl<T: Send> VecPool<T> {
     /// more if a kept one is larger. `rent_vec(0)` gives `Vec::new()`, which allocates
     /// nothing; a request above the largest class gets `Vec::with_capacity(capacity)`, not
     /// kept when given back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// let mut line = vecs.rent_vec(64);
+    /// line.extend_from_slice(b"1042|2|18000");
+    /// assert_eq!((line.len(), line.capacity()), (12, 64));
+    /// ```
     #[must_use = "dropping a `PooledVec` gives the vector back at once"]
     pub fn rent_vec(&self, capacity: usize) -> PooledVec<'_, T> {
-        let tally = Tally::Shared(&self.counters);
-        tally.bump(|c| &c.rents);
-        let vec = match capacity {
-            0 => Vec::new(),
+        let Ok(vec) = self.take(capacity, |cap| Ok::<_, Infallible>(Vec::with_capacity(cap)));
+        PooledVec { vec, pool: self }
+    }
+
+    /// Like [`rent_vec`](Self::rent_vec), but a vector that cannot be allocated — any
+    /// `capacity`, `isize::MAX` included — is an error instead of a panic or an abort. A failed
+    /// rent counts nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// assert_eq!(vecs.try_rent_vec(64)?.capacity(), 64);
+    /// assert!(vecs.try_rent_vec(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
+    pub fn try_rent_vec(&self, capacity: usize) -> Result<PooledVec<'_, T>, RentError> {
+        let vec = self.take(capacity, |cap| {
+            let mut vec = Vec::new();
+            vec.try_reserve_exact(cap)
+                .map_err(|source| RentError::new(capacity, source))?;
+            Ok(vec)
+        })?;
+        Ok(PooledVec { vec, pool: self })
+    }
+
+    /// A kept vector of at least `capacity`, or a fresh one from `fresh`; counted once it
+    /// exists.
+    fn take<E>(
+        &self,
+        capacity: usize,
+        fresh: impl FnOnce(usize) -> Result<Vec<T>, E>,
+    ) -> Result<Vec<T>, E> {
+        let tally = || Tally::Shared(&self.counters);
+        let (vec, allocated, oversize) = match capacity {
+            0 => (Vec::new(), false, false),
             _ => match bucket_capacity(capacity).filter(|&cap| cap <= self.largest()) {
                 Some(cap) => {
                     let class = (cap / MIN_BUCKET_LEN).trailing_zeros() as usize;
-                    lock(&self.classes[class]).pop().unwrap_or_else(|| {
-                        tally.bump(|c| &c.allocations);
-                        Vec::with_capacity(cap)
-                    })
+                    let kept = lock(&self.classes[class]).pop();
+                    match kept {
+                        Some(vec) => (vec, false, false),
+                        None => (fresh(cap)?, true, false),
+                    }
                 }
-                None => {
-                    tally.bump(|c| &c.allocations);
-                    tally.bump(|c| &c.oversize);
-                    Vec::with_capacity(capacity)
-                }
+                None => (fresh(capacity)?, true, true),
             },
         };
-        PooledVec { vec, pool: self }
+        tally().bump(|c| &c.rents);
+        if allocated {
+            tally().bump(|c| &c.allocations);
+        }
+        if oversize {
+            tally().bump(|c| &c.oversize);
+        }
+        Ok(vec)
     }
 
     /// The largest class: vectors of larger capacity are not kept.
@@ -128,9 +198,21 @@ impl<T: Send> VecPool<T> {
     }
 
     fn give_back(&self, mut vec: Vec<T>) {
+        /// Counts the vector as discarded if dropped: armed while its elements are dropped.
+        struct DiscardOnUnwind<'a>(&'a Counters);
+        impl Drop for DiscardOnUnwind<'_> {
+            fn drop(&mut self) {
+                Tally::Shared(self.0).bump(|c| &c.discarded);
+            }
+        }
+
         let tally = Tally::Shared(&self.counters);
         tally.bump(|c| &c.returns);
+        // An element whose `drop` panics: the panic goes on to the caller and the vector, freed
+        // during the unwinding, is counted as discarded (its return is already counted).
+        let armed = DiscardOnUnwind(&self.counters);
         vec.clear();
+        mem::forget(armed);
         let capacity = vec.capacity();
         if capacity == 0 {
             return; // `rent_vec(0)`'s `Vec::new()`, never allocated
@@ -146,20 +228,49 @@ impl<T: Send> VecPool<T> {
     }
 
     /// The pool's counters and what it holds right now (`retained_bytes` counts each kept
-    /// vector's capacity).
+    /// vector's capacity; [`PoolStats::buckets`] has one entry per capacity class, whose
+    /// `capacity` is the class's smallest).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// drop(vecs.rent_vec(64));
+    /// let s = vecs.stats();
+    /// assert_eq!((s.rents, s.returns, s.retained_bytes), (1, 1, 64));
+    /// ```
     pub fn stats(&self) -> PoolStats {
         let mut stats =
             Counters::snapshot(|counter| counter(&self.counters).load(Ordering::Acquire));
-        for class in self.classes.iter() {
+        for (k, class) in self.classes.iter().enumerate() {
+            let mut bucket = BucketStats {
+                capacity: MIN_BUCKET_LEN << k,
+                ..BucketStats::default()
+            };
             for vec in lock(class).iter() {
-                stats.retained_buffers += 1;
-                stats.retained_bytes += (vec.capacity() * mem::size_of::<T>()) as u64;
+                bucket.stacked_buffers += 1;
+                bucket.retained_bytes += (vec.capacity() * mem::size_of::<T>()) as u64;
             }
+            stats.retained_buffers += bucket.stacked_buffers;
+            stats.retained_bytes += bucket.retained_bytes;
+            stats.buckets.push(bucket);
         }
         stats
     }
 
     /// Frees every vector the pool holds and returns the bytes of capacity released.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::VecPool;
+    ///
+    /// let vecs = VecPool::<u8>::new(1 << 16, 8);
+    /// drop(vecs.rent_vec(64));
+    /// assert_eq!(vecs.trim(), 64);
+    /// ```
     pub fn trim(&self) -> u64 {
         self.classes
             .iter()

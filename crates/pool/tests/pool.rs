@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use hotpath_pool::{BufferPool, ClearPolicy, ConfigError, PoolConfig, PoolStats, Rented};
 use lab::count;
-use pool::{BufferPool, ClearPolicy, ConfigError, PoolConfig, PoolStats, Rented};
 
 mod common;
 use common::scaled;
@@ -44,7 +44,7 @@ const BUCKETS: [(usize, usize); 18] = [
 /// P2: the capacities are .NET's, request for request.
 #[test]
 fn rent_rounds_up_to_power_of_two_buckets_of_at_least_16_like_dotnet() {
-    let shared = pool::shared();
+    let shared = hotpath_pool::shared();
     for (request, capacity) in BUCKETS {
         if cfg!(miri) && request > 100_000 {
             continue;
@@ -77,7 +77,7 @@ fn rent_zero_is_empty_and_allocates_nothing() {
 #[test]
 fn rent_zero_allocates_nothing_even_on_a_threads_first_use() {
     let pool = default_pool();
-    let shared = pool::shared();
+    let shared = hotpath_pool::shared();
     std::thread::scope(|s| {
         s.spawn(|| {
             let (bufs, rented) = count(|| (pool.rent(0), shared.rent(0)));
@@ -109,10 +109,7 @@ fn a_threads_first_rent_creates_its_cache_in_3_allocations_plus_the_buffer() {
 /// P2, P8: one element above the largest bucket is exact-size and not kept.
 #[test]
 fn above_the_largest_bucket_is_exact_size_and_not_kept() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_len: 1000,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_len(1000));
     assert_eq!(pool.largest_bucket(), 1024);
     drop(pool.rent(1));
     let (buf, stats) = count(|| pool.rent(1025));
@@ -132,10 +129,7 @@ fn above_the_largest_bucket_is_exact_size_and_not_kept() {
 /// `ArrayPool.Create`.
 #[test]
 fn a_request_above_max_len_but_within_its_bucket_is_pooled_not_oversize() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_len: 1000,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_len(1000));
     let first = pool.rent(1024);
     assert_eq!(first.capacity(), 1024);
     drop(first);
@@ -177,10 +171,7 @@ fn a_fresh_buffer_is_always_zeroed() {
 /// P4: only what a renter was shown is reset.
 #[test]
 fn clear_on_return_resets_only_the_prefix_that_was_shown() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        clear: ClearPolicy::OnReturn,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_clear(ClearPolicy::OnReturn));
     let mut wide = pool.rent(2048);
     wide.fill(7);
     drop(wide);
@@ -315,12 +306,12 @@ fn the_thread_cache_keeps_the_most_recent_buffer_and_sends_the_older_one_down() 
 
 #[test]
 fn max_per_bucket_usize_max_is_accepted_and_no_give_back_or_drop_panics() {
-    let pool = BufferPool::<u8>::try_new(PoolConfig {
-        max_per_bucket: usize::MAX,
-        max_shared_bytes: usize::MAX,
-        thread_cache_max_len: usize::MAX,
-        ..PoolConfig::default()
-    })
+    let pool = BufferPool::<u8>::try_new(
+        PoolConfig::default()
+            .with_max_per_bucket(usize::MAX)
+            .with_max_shared_bytes(usize::MAX)
+            .with_thread_cache_max_len(usize::MAX),
+    )
     .expect("any bound is a valid bound");
     let held: Vec<_> = (0..scaled(100, 10)).map(|_| pool.rent(64)).collect();
     drop(held);
@@ -339,21 +330,14 @@ fn max_per_bucket_usize_max_is_accepted_and_no_give_back_or_drop_panics() {
 
 #[test]
 fn outstanding_and_hits_never_panic_even_on_a_hand_made_snapshot() {
-    let impossible = PoolStats {
-        rents: 1,
-        returns: 5,
-        allocations: 3,
-        ..PoolStats::default()
-    };
+    let mut impossible = PoolStats::default();
+    (impossible.rents, impossible.returns, impossible.allocations) = (1, 5, 3);
     assert_eq!((impossible.outstanding(), impossible.hits()), (0, 0));
 }
 
 #[test]
 fn max_per_bucket_zero_keeps_only_the_thread_cache() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_per_bucket: 0,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_per_bucket(0));
     let (a, b) = (pool.rent(16), pool.rent(16));
     drop((a, b));
     assert_eq!(
@@ -364,11 +348,11 @@ fn max_per_bucket_zero_keeps_only_the_thread_cache() {
 
 #[test]
 fn without_a_thread_cache_everything_goes_through_the_shared_stacks() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        thread_cache_max_len: 0,
-        max_per_bucket: 1,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(
+        PoolConfig::default()
+            .with_thread_cache_max_len(0)
+            .with_max_per_bucket(1),
+    );
     let (a, b) = (pool.rent(16), pool.rent(16));
     drop((a, b));
     let s = pool.stats();
@@ -381,13 +365,13 @@ fn without_a_thread_cache_everything_goes_through_the_shared_stacks() {
 /// that would take them past it is freed and counted as discarded, whatever its bucket.
 #[test]
 fn the_stacks_keep_at_most_max_shared_bytes_all_buckets_together() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_len: 4096,
-        max_per_bucket: 8,
-        max_shared_bytes: 3 * 1024,
-        thread_cache_max_len: 0,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(
+        PoolConfig::default()
+            .with_max_len(4096)
+            .with_max_per_bucket(8)
+            .with_max_shared_bytes(3 * 1024)
+            .with_thread_cache_max_len(0),
+    );
     // min(8 × (2 × 4,096 − 16), 3 KiB), and no thread term without thread caches.
     assert_eq!(pool.max_retained_bytes(5), 3 * 1024);
     let held: Vec<_> = (0..5).map(|_| pool.rent(1024)).collect();
@@ -416,10 +400,7 @@ fn the_stacks_keep_at_most_max_shared_bytes_all_buckets_together() {
 /// to the shared stacks, and a thread that rents only those gets no cache.
 #[test]
 fn buffers_above_the_thread_cache_limit_go_to_the_stacks_and_create_no_cache() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        thread_cache_max_len: 1000,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_thread_cache_max_len(1000));
     assert_eq!(pool.largest_cached_bucket(), 1024);
     assert_eq!(
         pool.max_retained_bytes(1) - pool.max_retained_bytes(0),
@@ -444,10 +425,7 @@ fn buffers_above_the_thread_cache_limit_go_to_the_stacks_and_create_no_cache() {
 /// else.
 #[test]
 fn a_pool_without_thread_caches_registers_nothing_on_any_thread() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        thread_cache_max_len: 0,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_thread_cache_max_len(0));
     assert_eq!(pool.largest_cached_bucket(), 0);
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -518,10 +496,7 @@ fn rent_on_one_thread_give_back_on_another_and_the_exiting_thread_hands_it_on() 
 
 #[test]
 fn two_threads_a_million_mixed_operations_never_share_a_buffer() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_per_bucket: 4,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_per_bucket(4));
     let held_by_someone: Mutex<HashSet<usize>> = Mutex::new(HashSet::new());
     let ops = scaled(1_000_000, 400);
     let rents_made: u64 = std::thread::scope(|s| {
@@ -578,21 +553,14 @@ fn the_pool_is_send_and_sync_and_a_guard_can_cross_threads() {
 
 #[test]
 fn an_impossible_max_len_is_a_clear_error_not_a_panic() {
-    let err = BufferPool::<u64>::try_new(PoolConfig {
-        max_len: usize::MAX / 2,
-        ..PoolConfig::default()
-    })
-    .unwrap_err();
-    let ConfigError::MaxLenTooLarge { limit, .. } = err.clone();
+    let err =
+        BufferPool::<u64>::try_new(PoolConfig::default().with_max_len(usize::MAX / 2)).unwrap_err();
+    let ConfigError::MaxLenTooLarge { limit, .. } = err.clone() else {
+        panic!("a new kind of configuration error: {err}")
+    };
     assert_eq!(limit, 1 << 59);
     assert!(err.to_string().contains("max_len"), "{err}");
-    assert!(
-        BufferPool::<u64>::try_new(PoolConfig {
-            max_len: 1 << 59,
-            ..PoolConfig::default()
-        })
-        .is_ok()
-    );
+    assert!(BufferPool::<u64>::try_new(PoolConfig::default().with_max_len(1 << 59)).is_ok());
 }
 
 mod model {
@@ -624,7 +592,7 @@ mod model {
         })]
         #[test]
         fn random_sequences_keep_every_promise(ops in proptest::collection::vec(op(), 1..60)) {
-            let pool = BufferPool::<u8>::new(PoolConfig { max_len: 4096, max_per_bucket: 3, ..PoolConfig::default() });
+            let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_len(4096).with_max_per_bucket(3));
             let mut live: Vec<Rented<'_, u8>> = Vec::new();
             for op in ops {
                 match op {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use pool::{BufferPool, PoolConfig};
+use hotpath_pool::{BufferPool, PoolConfig};
 
 mod common;
 use common::{ALLOC, scaled};

@@ -5,8 +5,8 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use hotpath_pool::{DEFAULT_MAX_SHARED_BYTES, SHARED_MAX_LEN, shared, shared_config};
 use lab::count;
-use pool::{DEFAULT_MAX_SHARED_BYTES, SHARED_MAX_LEN, shared, shared_config};
 
 mod common;
 

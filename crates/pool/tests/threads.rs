@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier, mpsc};
 
+use hotpath_pool::{BufferPool, OwnedRented, PoolConfig, shared_config};
 use lab::count;
-use pool::{BufferPool, OwnedRented, PoolConfig, shared_config};
 
 mod common;
 use common::scaled;
@@ -46,10 +46,7 @@ fn a_thread_that_exits_gives_its_cached_buffer_to_the_shared_stack() {
 
 #[test]
 fn a_thread_that_exits_frees_what_the_full_stacks_cannot_keep() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_per_bucket: 0,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_per_bucket(0));
     rent_on_a_thread_that_exits(&pool, 100);
     let s = pool.stats();
     assert_eq!(
@@ -79,11 +76,11 @@ fn counts_of_threads_that_exited_stay_in_the_stats() {
 /// Threads that have exited count for nothing.
 #[test]
 fn what_the_pool_retains_stays_within_the_bound_of_its_live_threads() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_len: 1 << 12,
-        max_per_bucket: 2,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(
+        PoolConfig::default()
+            .with_max_len(1 << 12)
+            .with_max_per_bucket(2),
+    );
     // Every bucket of this pool: 16, 32, … 4,096 bytes.
     let sizes: Vec<usize> = (0..pool.largest_bucket().trailing_zeros() - 3)
         .map(|b| 16 << b)
@@ -328,10 +325,7 @@ fn trim_leaves_an_idle_threads_cache_in_place_until_it_visits_the_pool_or_exits(
 /// allocations than rents, or more discards than returns), and `outstanding()` never panics.
 #[test]
 fn concurrent_snapshots_never_show_more_returns_than_rents() {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        max_per_bucket: 2,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_max_per_bucket(2));
     let stop = AtomicBool::new(false);
     let ops = scaled(20_000, 60);
     std::thread::scope(|s| {
@@ -347,7 +341,7 @@ fn concurrent_snapshots_never_show_more_returns_than_rents() {
             }
             snapshots
         });
-        let (tx, rx) = mpsc::channel::<pool::Rented<'_, u8>>();
+        let (tx, rx) = mpsc::channel::<hotpath_pool::Rented<'_, u8>>();
         let pool = &pool;
         let renter = s.spawn(move || {
             for i in 0..ops {

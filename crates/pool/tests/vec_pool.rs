@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use hotpath_pool::VecPool;
 use lab::count;
-use pool::VecPool;
 
 mod common;
 use common::scaled;

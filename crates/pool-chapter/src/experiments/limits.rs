@@ -144,10 +144,7 @@ fn observe(c: &Ceiling<'_>) -> Observed {
 fn p8_ceiling(run: &Run) -> Vec<Table> {
     let shared_pool = BufferPool::<u8>::new(*shared().config());
     let sized = BufferPool::<u8>::new(PoolConfig::default());
-    let not_a_power_of_two = BufferPool::<u8>::new(PoolConfig {
-        max_len: 1_000_000,
-        ..PoolConfig::default()
-    });
+    let not_a_power_of_two = BufferPool::<u8>::new(PoolConfig::default().with_max_len(1_000_000));
     let cases = [
         Ceiling {
             label: "shared configuration, `rent(16 MiB)`",

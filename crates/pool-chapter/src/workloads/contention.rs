@@ -6,7 +6,7 @@ use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use pool::{BufferPool, PoolConfig};
+use pool::BufferPool;
 
 use super::{HIT_BYTES, fresh_touch, rent_touch};
 
@@ -129,10 +129,7 @@ impl ContentionWorkers {
             start: Barrier::new(threads + 1),
             done: Barrier::new(threads + 1),
             results: Mutex::new(vec![None; threads]),
-            no_cache: BufferPool::new(PoolConfig {
-                thread_cache_max_len: 0,
-                ..pool::shared_config()
-            }),
+            no_cache: BufferPool::new(pool::shared_config().with_thread_cache_max_len(0)),
         });
         let handles = (0..threads)
             .map(|worker| {

@@ -29,10 +29,7 @@ pub struct StaleData {
 /// 64 bytes, write the first line, give back; rent 64 again, count what is there, write the
 /// shorter second line, read with the first line's length; give back; rent again and count.
 pub fn stale_data(clear: ClearPolicy) -> StaleData {
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        clear,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_clear(clear));
     let nonzero = |buf: &[u8]| buf.iter().filter(|&&b| b != 0).count();
     let mut first = pool.rent(64);
     let first_written = write_str(&mut first, FIRST_LINE);
@@ -142,10 +139,7 @@ pub fn secret_left_for_next_renter(how: LetGo) -> (usize, bool) {
         LetGo::PoolClearsOnReturn => ClearPolicy::OnReturn,
         _ => ClearPolicy::Never,
     };
-    let pool = BufferPool::<u8>::new(PoolConfig {
-        clear,
-        ..PoolConfig::default()
-    });
+    let pool = BufferPool::<u8>::new(PoolConfig::default().with_clear(clear));
     let mut holder = match how {
         LetGo::RentClearedThenGiveBack => pool.rent_cleared(64),
         _ => pool.rent(64),

@@ -38,11 +38,11 @@ pub const P10_SIZES: [usize; 8] = [
 /// A pool like seed `003`'s `ArrayPool.Create(n + 1, 10)`: sized for requests of `n` bytes (its
 /// largest bucket is `n` rounded up to a power of two), 10 buffers per bucket (P10).
 pub fn pool_sized_for(n: usize) -> BufferPool<u8> {
-    BufferPool::new(PoolConfig {
-        max_len: n,
-        max_per_bucket: 10,
-        ..PoolConfig::default()
-    })
+    BufferPool::new(
+        PoolConfig::default()
+            .with_max_len(n)
+            .with_max_per_bucket(10),
+    )
 }
 
 /// Runs `f` on the first and last of `n` bytes of spare capacity of `buf` (at the front of its
