@@ -26,6 +26,11 @@ pub const QTY_WIDTH: usize = 6;
 pub const PRICE_WIDTH: usize = 10;
 /// Width of the line-total column, right-aligned.
 pub const TOTAL_WIDTH: usize = 12;
+
+// A field wider than its column widens it for its line, pushing the fields after it to the
+// right, and a field never touches the one before it: the quantity follows the name's padding,
+// or a space when the name has none; the unit price follows ` x `; the line total's column
+// holds one space more than the total. So the numbers of a line always read apart.
 /// Where the line totals end: the `TOTAL` line's amount is right-aligned to it.
 pub const LINE_WIDTH: usize = 2 + NAME_COLUMNS + QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH;
 
@@ -95,9 +100,11 @@ impl<'a> Line<'a> {
 
 /// The longest number: `u64::MAX` has 20 digits.
 const MAX_DIGITS: usize = 20;
-/// The longest tail of an item line: padding, the widest quantity, ` x `, two widest amounts
-/// (baht, `.`, two digits) and `\n`.
-const TAIL: usize = NAME_COLUMNS + MAX_DIGITS + 3 + 2 * (MAX_DIGITS + 2) + 1;
+/// The longest amount: `u64::MAX` satang is `184467440737095516.15` baht, 21 characters.
+pub const MAX_MONEY: usize = MAX_DIGITS - 2 + 3;
+/// The longest tail of an item line: padding, the widest quantity and the space before it,
+/// ` x `, the widest price, the widest total and the space before it, and `\n`.
+const TAIL: usize = NAME_COLUMNS + (MAX_DIGITS + 1) + 3 + MAX_MONEY + (MAX_MONEY + 1) + 1;
 /// The longest item name rendered together with its line in one window; a longer one is
 /// appended on its own first.
 const INLINE_ITEM: usize = 64;
@@ -156,34 +163,42 @@ fn digit_count(n: u64) -> usize {
     estimate + 1 - usize::from(n < POWERS_OF_TEN[estimate])
 }
 
-/// `n` right-aligned in a column of `width` (wider if it does not fit) that starts at `at`, in
-/// a buffer of spaces; returns where the column ends.
+/// `n` right-aligned in a column of `width` (wider if it does not fit, with `space` more
+/// columns before it) that starts at `at`, in a buffer of spaces; returns where the column
+/// ends.
 #[inline(always)]
-fn int_at(buf: &mut [u8], at: usize, n: u64, width: usize) -> usize {
-    let end = at + width.max(digit_count(n));
+fn int_at(buf: &mut [u8], at: usize, n: u64, width: usize, space: usize) -> usize {
+    let end = at + width.max(digit_count(n) + space);
     digits_before(buf, end, n);
     end
 }
 
-/// `satang` as baht with two decimals, right-aligned in a column of `width` (wider if it does
-/// not fit) that starts at `at`, in a buffer of spaces; returns where the column ends.
+/// How many characters `satang` takes as baht with two decimals.
 #[inline(always)]
-fn money_at(buf: &mut [u8], at: usize, satang: u64, width: usize) -> usize {
-    let end = at + width.max(digit_count(satang / 100) + 3);
+fn money_len(satang: u64) -> usize {
+    digit_count(satang / 100) + 3
+}
+
+/// `satang` as baht with two decimals, right-aligned in a column of `width` (wider if it does
+/// not fit, with `space` more columns before it) that starts at `at`, in a buffer of spaces;
+/// returns where the column ends.
+#[inline(always)]
+fn money_at(buf: &mut [u8], at: usize, satang: u64, width: usize, space: usize) -> usize {
+    let end = at + width.max(money_len(satang) + space);
     pair_before(buf, end, satang % 100);
     buf[end - 3] = b'.';
     digits_before(buf, end - 3, satang / 100);
     end
 }
 
-/// The numbers of an item line, from the quantity column (at `at`) to the `\n`, in a buffer of
-/// spaces; returns where the line ends.
+/// The numbers of an item line, from the quantity column (at `at`, after `padding` columns of
+/// the name's padding) to the `\n`, in a buffer of spaces; returns where the line ends.
 #[inline(always)]
-fn numbers_at(buf: &mut [u8], at: usize, n: &Numbers) -> usize {
-    let at = int_at(buf, at, n.qty, QTY_WIDTH);
+fn numbers_at(buf: &mut [u8], at: usize, padding: usize, n: &Numbers) -> usize {
+    let at = int_at(buf, at, n.qty, QTY_WIDTH, usize::from(padding == 0));
     buf[at + 1] = b'x'; // ` x `: the spaces are already there
-    let at = money_at(buf, at + 3, n.unit_price, PRICE_WIDTH);
-    let at = money_at(buf, at, n.line_total, TOTAL_WIDTH);
+    let at = money_at(buf, at + 3, n.unit_price, PRICE_WIDTH, 0);
+    let at = money_at(buf, at, n.line_total, TOTAL_WIDTH, 1);
     buf[at] = b'\n';
     at + 1
 }
@@ -192,7 +207,7 @@ fn numbers_at(buf: &mut [u8], at: usize, n: &Numbers) -> usize {
 pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
     out.put_with::<{ "Order ".len() + MAX_DIGITS + 1 }>(|buf| {
         buf[..6].copy_from_slice(b"Order ");
-        let end = int_at(buf, 6, order_id, 0);
+        let end = int_at(buf, 6, order_id, 0, 0);
         buf[end] = b'\n';
         end + 1
     });
@@ -201,13 +216,14 @@ pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
 /// The numbers of an item line when each fits its column, from the quantity to the `\n`.
 const FIXED_TAIL: usize = QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH + 1;
 
-/// Whether every number of a line fits its column (a quantity below 10⁶, amounts below 10⁷
-/// and 10⁹ baht), so the numbers can be written at fixed positions.
+/// Whether every number of a line fits its column with a space before it (a quantity below
+/// 10⁶, or 10⁵ after a name with no padding; a price below 10⁷ baht, a total below 10⁸ baht),
+/// so the numbers can be written at fixed positions.
 #[inline(always)]
-fn fits_columns(n: &Numbers) -> bool {
-    n.qty < POWERS_OF_TEN[QTY_WIDTH]
+fn fits_columns(n: &Numbers, padding: usize) -> bool {
+    n.qty < POWERS_OF_TEN[QTY_WIDTH - usize::from(padding == 0)]
         && n.unit_price < POWERS_OF_TEN[PRICE_WIDTH - 1]
-        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 1]
+        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 2]
 }
 
 /// The numbers of an item line that [`fits_columns`], from the quantity to the `\n`, at fixed
@@ -232,7 +248,7 @@ fn fixed_tail(tail: &mut [u8; FIXED_TAIL], n: &Numbers) {
 pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
     let item = line.item;
     let padding = NAME_COLUMNS.saturating_sub(line.width);
-    if item.len() <= INLINE_ITEM && fits_columns(&line.numbers) {
+    if item.len() <= INLINE_ITEM && fits_columns(&line.numbers, padding) {
         out.put_with::<{ 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL }>(|buf| {
             buf[2..2 + item.len()].copy_from_slice(item);
             let at = 2 + item.len() + padding;
@@ -244,7 +260,7 @@ pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
     } else {
         out.put(b"  ");
         out.put(item);
-        out.put_with::<TAIL>(|buf| numbers_at(buf, padding, &line.numbers));
+        out.put_with::<TAIL>(|buf| numbers_at(buf, padding, padding, &line.numbers));
     }
 }
 
@@ -283,10 +299,18 @@ pub fn money_naive(satang: u64) -> String {
 /// The same item line, the newcomer's way: `format!`, `String`s and `repeat`.
 pub fn item_line_naive(item: &str, qty: u64, unit_price: u64, line_total: u64) -> String {
     let padding = " ".repeat(NAME_COLUMNS.saturating_sub(item.width()));
+    // A space between the name and the quantity, and between the price and the total.
+    let qty = qty.to_string();
+    let qty_width = if padding.is_empty() {
+        QTY_WIDTH.max(qty.len() + 1)
+    } else {
+        QTY_WIDTH
+    };
+    let total = money_naive(line_total);
+    let total_width = TOTAL_WIDTH.max(total.len() + 1);
     format!(
-        "  {item}{padding}{qty:>QTY_WIDTH$} x {:>PRICE_WIDTH$}{:>TOTAL_WIDTH$}\n",
-        money_naive(unit_price),
-        money_naive(line_total)
+        "  {item}{padding}{qty:>qty_width$} x {:>PRICE_WIDTH$}{total:>total_width$}\n",
+        money_naive(unit_price)
     )
 }
 
@@ -356,6 +380,11 @@ mod tests {
             ("x", 1, 0),
             ("x", 12_345_678_901, 1_000_000_000),
             ("x", 1, u64::MAX),
+            ("a name of twenty col", 123_456, 1),
+            ("a name of twenty col", 12_345, 1),
+            ("x", 1, 10_000_000_000),
+            ("x", 1, 9_999_999_999),
+            ("ต้มยำกุ้ง", 3, 99_999_999_999),
         ] {
             let n = numbers(qty, price);
             let fast = rendered(|o| item_line(o, &Line::new(item, n)));
