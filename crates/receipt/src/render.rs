@@ -16,7 +16,7 @@
 use unicode_width::UnicodeWidthStr;
 
 use crate::Order;
-use crate::line::Numbers;
+use crate::line::{MAX_LINE, MAX_ORDER_LINES, Numbers};
 
 /// Display columns the item name is padded to (longer names are not cut).
 pub const NAME_COLUMNS: usize = 20;
@@ -108,6 +108,58 @@ const TAIL: usize = NAME_COLUMNS + (MAX_DIGITS + 1) + 3 + MAX_MONEY + (MAX_MONEY
 /// The longest item name rendered together with its line in one window; a longer one is
 /// appended on its own first.
 const INLINE_ITEM: usize = 64;
+
+/// How many bytes longer than its input line (without the line ending) an item line can be:
+/// 53.
+///
+/// The item line writes the name's bytes once, as the input line does, and the rest is
+/// `3 − (order id digits)` (its indent, ` x ` and `\n` against the input's three `|` and the
+/// order id), the padding, and what each number's column writes beyond the number's own digits
+/// in the input. With an order id of one digit and a name of no display width (padded whole,
+/// [`NAME_COLUMNS`]), the most the three columns add is the largest of: small numbers, each in a
+/// column wider than it (a one-digit quantity and price: `QTY_WIDTH − 1` and `PRICE_WIDTH − 1`
+/// spaces, and the total's [`TOTAL_WIDTH`]); or a line total as wide as an amount can be with
+/// its space ([`MAX_MONEY`] + 1), which takes twenty digits between the quantity and the price —
+/// either in the quantity, which then fills its column, beside a one-digit price, or in the
+/// price, written with one byte more than its digits, beside a one-digit quantity.
+/// (`the_longest_item_line_is_its_input_line_and_item_line_growth` renders every pair of digit
+/// counts.)
+pub const ITEM_LINE_GROWTH: usize = {
+    let small_numbers = (QTY_WIDTH - 1) + (PRICE_WIDTH - 1) + TOTAL_WIDTH;
+    let widest_total_by_qty = (PRICE_WIDTH - 1) + (MAX_MONEY + 1);
+    let widest_total_by_price = (QTY_WIDTH - 1) + 1 + (MAX_MONEY + 1);
+    let widest = if widest_total_by_qty > widest_total_by_price {
+        widest_total_by_qty
+    } else {
+        widest_total_by_price
+    };
+    2 + NAME_COLUMNS
+        + if small_numbers > widest {
+            small_numbers
+        } else {
+            widest
+        }
+};
+
+/// The longest item line a line of at most [`MAX_LINE`] bytes renders to.
+pub const MAX_ITEM_LINE: usize = MAX_LINE + ITEM_LINE_GROWTH;
+
+/// The longest `Order <id>` line, with its `\n`.
+pub const MAX_HEADER: usize = "Order ".len() + MAX_DIGITS + 1;
+
+/// The `TOTAL` line, with its `\n`: always this long.
+pub const TOTAL_LINE: usize = LINE_WIDTH + 1;
+
+/// The longest receipt text of one order: its header, [`MAX_ORDER_LINES`] of the longest item
+/// lines and its `TOTAL` line — what a strategy that renders as it reads holds for an order
+/// still open, accepted or not.
+pub const MAX_RECEIPT: usize = MAX_HEADER + MAX_ORDER_LINES as usize * MAX_ITEM_LINE + TOTAL_LINE;
+
+/// The most bytes a renderer asks a sink for beyond what it keeps: the widest window
+/// ([`ByteSink::put_with`]) it writes a line into.
+pub const MAX_WINDOW: usize = 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL;
+
+const _: () = assert!(MAX_WINDOW >= TAIL && MAX_WINDOW >= TOTAL_LINE && MAX_WINDOW >= MAX_HEADER);
 
 /// `"00"` to `"99"`: numbers are written two digits per division.
 const PAIRS: [u8; 200] = {
@@ -357,6 +409,54 @@ mod tests {
         let columns = |s: &str| s.trim_end().width();
         assert_eq!(columns(&line), columns(&ascii), "the columns line up");
         assert_eq!(columns(&line), LINE_WIDTH);
+    }
+
+    /// R4: the longest item line is its input line and [`ITEM_LINE_GROWTH`] bytes. Every pair of
+    /// digit counts of the quantity and the price, each at the smallest and the largest value
+    /// with that many digits (and the largest price the quantity allows), after a name of no
+    /// display width and after one that fills its column, from a line of [`MAX_LINE`] bytes.
+    #[cfg_attr(
+        miri,
+        ignore = "renders thousands of the longest lines: minutes under Miri"
+    )]
+    #[test]
+    fn the_longest_item_line_is_its_input_line_and_item_line_growth() {
+        let low = |digits: u32| 10u64.pow(digits - 1);
+        let high = |digits: u32| 10u64.checked_pow(digits).map_or(u64::MAX, |p| p - 1);
+        let mut longest = 0;
+        for qty_digits in 1..=20 {
+            for price_digits in 1..=20 {
+                for qty in [low(qty_digits), high(qty_digits)] {
+                    let most = u64::MAX / qty;
+                    for price in [low(price_digits), high(price_digits), most] {
+                        if price > most || price.to_string().len() != price_digits as usize {
+                            continue;
+                        }
+                        let numbers = format!("|{qty}|{price}");
+                        let room = MAX_LINE - "1|".len() - numbers.len();
+                        // Combining marks: no display width, two bytes each (three for the first
+                        // when the room is odd).
+                        let odd = room % 2;
+                        let marks = "\u{e31}".repeat(odd) + &"\u{300}".repeat((room - 3 * odd) / 2);
+                        for item in [marks, "x".repeat(room)] {
+                            assert_eq!(format!("1|{item}{numbers}").len(), MAX_LINE);
+                            let n = Numbers {
+                                order_id: 1,
+                                qty,
+                                unit_price: price,
+                                line_total: qty * price,
+                            };
+                            let line = Line::new(&item, n);
+                            assert!(line.width == 0 || line.width >= NAME_COLUMNS);
+                            let out = rendered(|o| item_line(o, &line));
+                            assert_eq!(out, item_line_naive(&item, qty, price, qty * price));
+                            longest = longest.max(out.len());
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(longest, MAX_ITEM_LINE);
     }
 
     #[test]

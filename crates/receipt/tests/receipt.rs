@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use receipt::generate::{generated, worst_case};
 use receipt::line::{MAX_LINE, MAX_ORDER_LINES, NO_LINE_ENDING};
 use receipt::scan::ItemCache;
-use receipt::{MAX_READ, Processor, STRATEGIES, Strategy as Way, Stream, Summary};
+use receipt::{MAX_READ, Processor, STRATEGIES, Strategy as Way, Stream, Summary, bounds};
 
 #[global_allocator]
 static ALLOC: lab::CountingAlloc = lab::CountingAlloc::new();
@@ -501,32 +501,84 @@ fn r1_the_naive_strategy_never_allocates_the_item_cache() {
     assert!(first_run(Way::Streaming, thai) >= ItemCache::BYTES as u64);
 }
 
-/// R4: the worst case is what its name says: orders at the bound of `MAX_ORDER_LINES` lines,
-/// every line `MAX_LINE` bytes long, and every line of it accepted by every strategy.
+/// R4: the worst case is what its name says. Every strategy prints all of it; on it, each
+/// holds at most its bound (`receipt::bounds::heap_bound`, a processor reading its input as the
+/// command does), and at least 97 % of it, so no input can make it hold much more; and the
+/// pooled strategy's pool ends with the buffers its bound counts, one of every bucket.
 #[cfg_attr(miri, ignore = "megabytes of input: minutes under Miri")]
 #[test]
-fn r4_the_worst_case_is_the_longest_orders_of_the_longest_lines_accepted() {
+fn r4_the_worst_case_holds_each_strategy_at_its_bound() {
     let mut input = Vec::new();
-    worst_case(2, &mut input).unwrap();
-    let lines: Vec<&[u8]> = input
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
-    assert_eq!(lines.len() as u64, 2 * MAX_ORDER_LINES);
-    assert!(lines.iter().all(|line| line.len() == MAX_LINE));
+    worst_case(4, &mut input).unwrap();
+    let lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    assert_eq!(
+        lines.len() as u64,
+        4 * MAX_ORDER_LINES + 1,
+        "and an empty end"
+    );
+    assert!(lines.iter().all(|line| line.len() <= MAX_LINE));
+    let longest = lines.iter().filter(|line| line.len() == MAX_LINE).count() as u64;
+    assert!(
+        longest >= 4 * MAX_ORDER_LINES - 6,
+        "{longest} of the longest lines"
+    );
+    let config = pool::shared_config();
     for strategy in STRATEGIES {
-        let (out, err, s) = run(strategy, &input);
-        assert_eq!(err, "", "{strategy}");
+        let ((summary, errors, retained), stats) = count(|| {
+            let mut processor = match strategy {
+                Way::Pooled => Processor::with_pool(BufferPool::new(config)),
+                other => Processor::new(other),
+            };
+            let mut errors = Vec::new();
+            let summary = processor
+                .run_reader(&mut &input[..], &mut sink(), &mut errors)
+                .unwrap();
+            let retained = processor.pool().map(|pool| pool.stats().retained_bytes);
+            (summary, errors, retained)
+        });
+        assert_eq!(errors, b"", "{strategy}");
         assert_eq!(
-            (s.receipts, s.printed),
-            (2, 2 * MAX_ORDER_LINES),
+            (summary.receipts, summary.printed),
+            (4, 4 * MAX_ORDER_LINES),
             "{strategy}"
         );
+        let (peak, bound) = (stats.peak_live_bytes, bounds::heap_bound(strategy) as u64);
+        assert!(peak <= bound, "{strategy}: {peak} bytes, above {bound}");
         assert!(
-            out.ends_with(" 1000.00\n"),
-            "{strategy}: 1000 lines of 1.00"
+            peak * 100 >= bound * 97,
+            "{strategy}: {peak} bytes, far below {bound}"
         );
+        if strategy == Way::Pooled {
+            assert_eq!(retained, Some(bounds::POOLED_BUFFERS as u64));
+        }
     }
+}
+
+/// R4: the pool's own tables — its buckets' stacks, a thread's cache, and the stacks' storage for
+/// the buffers they keep — fit the allowance the pooled strategy's bound makes for them, with
+/// a buffer of every bucket the strategy rents given back.
+#[cfg_attr(miri, ignore = "zeroes 16 MiB of buffers: minutes under Miri")]
+#[test]
+fn r4_the_pools_own_tables_fit_their_allowance() {
+    let config = pool::shared_config();
+    let (retained, stats) = count(|| {
+        let pool = BufferPool::<u8>::new(config);
+        let mut rented = pool.rent(receipt::POOLED_FIRST_RENT);
+        let mut len = receipt::POOLED_FIRST_RENT;
+        while len < bounds::POOLED_LARGEST_RENT {
+            len *= 2;
+            let bigger = pool.rent(len);
+            rented = bigger;
+        }
+        drop(rented);
+        pool.stats().retained_bytes
+    });
+    assert_eq!(retained, bounds::POOLED_BUFFERS as u64);
+    let tables = stats.peak_live_bytes - retained;
+    assert!(
+        tables <= bounds::POOL_TABLES as u64,
+        "{tables} bytes of tables"
+    );
 }
 
 /// R4: whatever the chunk size, a reader is read into a buffer of at most `MAX_READ` bytes.

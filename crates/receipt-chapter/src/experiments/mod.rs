@@ -52,7 +52,11 @@ const EXPERIMENTS: &[Experiment] = &[
         run: memory::R4,
         pinned_by: &[
             "crates/receipt/tests/receipt.rs::r4_peak_heap_memory_does_not_grow_with_the_input",
-            "crates/receipt/tests/receipt.rs::r4_the_worst_case_is_the_longest_orders_of_the_longest_lines_accepted",
+            "crates/receipt/tests/receipt.rs::r4_the_worst_case_holds_each_strategy_at_its_bound",
+            "crates/receipt/tests/receipt.rs::r4_the_pools_own_tables_fit_their_allowance",
+            "crates/receipt/src/bounds.rs::r4_the_bounds_follow_from_the_constants",
+            "crates/receipt/src/bounds.rs::bumpalo_chunks_are_what_the_arena_bound_assumes",
+            "crates/receipt/src/render.rs::the_longest_item_line_is_its_input_line_and_item_line_growth",
             "crates/receipt/tests/receipt.rs::r4_a_reader_is_read_into_a_bounded_buffer_whatever_the_chunk_size",
             "crates/receipt/tests/command.rs::r4_fed_lines_run_the_command_to_the_end",
             "crates/receipt-chapter/src/command.rs::r4_a_peak_report_round_trips_through_its_text_form",

@@ -19,7 +19,8 @@ pub enum Lines {
         /// The generator's seed.
         seed: u64,
     },
-    /// [`worst_case`]: `orders` orders of the longest accepted lines, as long as accepted.
+    /// [`worst_case`]: `orders` orders of lines as long as accepted, built so that each
+    /// strategy holds the most it can.
     WorstCase {
         /// How many orders.
         orders: u64,
