@@ -390,7 +390,7 @@ impl<'c, S: Source> Lines<'c, S> {
 /// What ended a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ending {
-    /// A `\n` (after which a `\r` before it is part of the line ending).
+    /// A `\n` (a `\r` just before it is part of the line ending).
     Newline,
     /// The end of the input.
     EndOfInput,
