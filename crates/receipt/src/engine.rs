@@ -339,7 +339,8 @@ impl<S: Source> Run<'_, S> {
 
     /// The next line. When the chunk is used up and the next read may wait for a writer, the
     /// complete receipts and the report are handed on first, so a reader of a slow pipe sees
-    /// every receipt as soon as the order after it begins.
+    /// every receipt as soon as the order after it begins. At the end of the input, a last line
+    /// without a line ending is reported (after its own problems, before its order's verdict).
     #[inline(always)]
     fn next<H: Hold>(&mut self) -> Result<Option<Rec<Proof<H>>>, Fail> {
         let (out, errors) = (&mut self.out, &mut self.errors);
@@ -347,8 +348,15 @@ impl<S: Source> Run<'_, S> {
             out.flush_complete().map_err(output)?;
             errors.flush().map_err(report)
         };
-        self.lines
-            .next::<H::Scanner, _>(self.items, &mut hand_on, |err| (Stream::Input, err))
+        let next = self
+            .lines
+            .next::<H::Scanner, _>(self.items, &mut hand_on, |err| (Stream::Input, err))?;
+        if next.is_none()
+            && let Some(number) = self.lines.unterminated.take()
+        {
+            writeln!(self.errors, "line {number}: {}", line::NO_LINE_ENDING).map_err(report)?;
+        }
+        Ok(next)
     }
 
     /// Counts one more line in the open group; whether it is to be checked. The line that goes

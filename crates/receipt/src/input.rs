@@ -203,6 +203,9 @@ pub(crate) struct Lines<'c, S> {
     pub number: u64,
     /// Blank lines among them.
     pub blank: u64,
+    /// The number of the last line, once the input has ended without a line ending after it:
+    /// the input may have been cut off there. Taken by whoever reports it.
+    pub unterminated: Option<u64>,
     /// Whether the source is exhausted.
     done: bool,
 }
@@ -218,6 +221,7 @@ impl<'c, S: Source> Lines<'c, S> {
             long: None,
             number: 0,
             blank: 0,
+            unterminated: None,
             done: false,
         }
     }
@@ -257,7 +261,7 @@ impl<'c, S: Source> Lines<'c, S> {
                     keep(self.carry, &mut self.long, part);
                     self.at = cut.map_or(data.len(), |i| self.at + i + 1);
                     if cut.is_some()
-                        && let Some(rec) = self.carried_line()
+                        && let Some(rec) = self.carried_line(Ending::Newline)
                     {
                         return Ok(Some(rec));
                     }
@@ -291,7 +295,7 @@ impl<'c, S: Source> Lines<'c, S> {
                         };
                         self.at += i + 1;
                         self.number += 1;
-                        if let Some(rec) = self.raw(span) {
+                        if let Some(rec) = self.raw(span, Ending::Newline) {
                             return Ok(Some(rec));
                         }
                     }
@@ -318,8 +322,9 @@ impl<'c, S: Source> Lines<'c, S> {
                 }
             }
             if self.carrying {
-                // The last line, without a line ending.
-                if let Some(rec) = self.carried_line() {
+                // The last line, without a line ending: accepted if it is good, and reported.
+                self.unterminated = Some(self.number + 1);
+                if let Some(rec) = self.carried_line(Ending::EndOfInput) {
                     return Ok(Some(rec));
                 }
             }
@@ -327,22 +332,24 @@ impl<'c, S: Source> Lines<'c, S> {
         }
     }
 
-    /// The line assembled in `carry` is complete: hand it out.
-    fn carried_line<A>(&mut self) -> Option<Rec<A>> {
+    /// The line assembled in `carry` is complete, ended by `ending`: hand it out.
+    fn carried_line<A>(&mut self, ending: Ending) -> Option<Rec<A>> {
         self.carrying = false;
         self.number += 1;
         let Some(long) = self.long else {
-            return self.raw(Span {
+            let span = Span {
                 start: 0,
                 end: self.carry.len(),
                 carried: true,
-            });
+            };
+            return self.raw(span, ending);
         };
         let bom = self.bom_len(&self.carry[..]);
+        let cr = usize::from(ending == Ending::Newline && long.last == b'\r');
         Some(Rec {
             number: self.number,
             kind: Kind::TooLong {
-                len: long.len - usize::from(long.last == b'\r') - bom,
+                len: long.len - cr - bom,
                 claimed: line::claimed_order_id(&self.carry[bom..]),
             },
         })
@@ -357,11 +364,12 @@ impl<'c, S: Source> Lines<'c, S> {
         }
     }
 
-    /// A whole line, without its `\n`: strips a `\r` and the byte-order mark, counts it if it is
-    /// blank, or hands it out.
-    fn raw<A>(&mut self, mut span: Span) -> Option<Rec<A>> {
+    /// A whole line, without its `\n`: strips the `\r` of a `\r\n` and the byte-order mark,
+    /// counts it if it is blank, or hands it out. A `\r` just before the end of the input is not
+    /// a line ending: it is part of the line, as a `\r` before any other byte is.
+    fn raw<A>(&mut self, mut span: Span, ending: Ending) -> Option<Rec<A>> {
         let bytes = self.slice(span);
-        if bytes.last() == Some(&b'\r') {
+        if ending == Ending::Newline && bytes.last() == Some(&b'\r') {
             span.end -= 1;
         }
         span.start += self.bom_len(bytes);
@@ -377,6 +385,15 @@ impl<'c, S: Source> Lines<'c, S> {
             },
         })
     }
+}
+
+/// What ended a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// A `\n` (a `\r` just before it is part of the line ending).
+    Newline,
+    /// The end of the input.
+    EndOfInput,
 }
 
 /// Appends part of a cut line to the carry buffer, keeping at most `CARRY_CAP` bytes of it and

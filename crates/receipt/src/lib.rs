@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+pub mod bounds;
 pub mod contract;
 mod engine;
 pub mod generate;

@@ -18,6 +18,12 @@ pub const MAX_LINE: usize = 4096;
 /// `MAX_ORDER_LINES × MAX_LINE` bytes of input (4 MiB), whatever the size of the input.
 pub const MAX_ORDER_LINES: u64 = 1_000;
 
+/// What is reported, after `line <n>: `, of a last line that the input ends without a line
+/// ending after. The line is read as any other (printed if it is good): a file is allowed to
+/// end that way, but so does one cut off while it was written or read, and the report makes
+/// that visible.
+pub const NO_LINE_ENDING: &str = "the input ends without a line ending: it may have been cut off";
+
 /// Why a line was rejected. `Display` gives the reason printed after `line <n>: `.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineError {

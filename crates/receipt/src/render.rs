@@ -19,7 +19,7 @@ use std::fmt::{self, Write as _};
 use unicode_width::UnicodeWidthStr;
 
 use crate::Order;
-use crate::line::Numbers;
+use crate::line::{MAX_LINE, MAX_ORDER_LINES, Numbers};
 
 /// Display columns the item name is padded to (longer names are not cut).
 pub const NAME_COLUMNS: usize = 20;
@@ -29,6 +29,11 @@ pub const QTY_WIDTH: usize = 6;
 pub const PRICE_WIDTH: usize = 10;
 /// Width of the line-total column, right-aligned.
 pub const TOTAL_WIDTH: usize = 12;
+
+// A field wider than its column widens it for its line, pushing the fields after it to the
+// right, and a field never touches the one before it: the quantity follows the name's padding,
+// or a space when the name has none; the unit price follows ` x `; the line total's column
+// holds one space more than the total. So the numbers of a line always read apart.
 /// Where the line totals end: the `TOTAL` line's amount is right-aligned to it.
 pub const LINE_WIDTH: usize = 2 + NAME_COLUMNS + QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH;
 
@@ -98,12 +103,66 @@ impl<'a> Line<'a> {
 
 /// The longest number: `u64::MAX` has 20 digits.
 const MAX_DIGITS: usize = 20;
-/// The longest tail of an item line: padding, the widest quantity, ` x `, two widest amounts
-/// (baht, `.`, two digits) and `\n`.
-const TAIL: usize = NAME_COLUMNS + MAX_DIGITS + 3 + 2 * (MAX_DIGITS + 2) + 1;
+/// The longest amount: `u64::MAX` satang is `184467440737095516.15` baht, 21 characters.
+pub const MAX_MONEY: usize = MAX_DIGITS - 2 + 3;
+/// The longest tail of an item line: padding, the widest quantity and the space before it,
+/// ` x `, the widest price, the widest total and the space before it, and `\n`.
+const TAIL: usize = NAME_COLUMNS + (MAX_DIGITS + 1) + 3 + MAX_MONEY + (MAX_MONEY + 1) + 1;
 /// The longest item name rendered together with its line in one window; a longer one is
 /// appended on its own first.
 const INLINE_ITEM: usize = 64;
+
+/// How many bytes longer than its input line (without the line ending) an item line can be:
+/// 53.
+///
+/// The item line writes the name's bytes once, as the input line does, and the rest is
+/// `3 − (order id digits)` (its indent, ` x ` and `\n` against the input's three `|` and the
+/// order id), the padding, and what each number's column writes beyond the number's own digits
+/// in the input. With an order id of one digit and a name of no display width (padded whole,
+/// [`NAME_COLUMNS`]), the most the three columns add is the largest of: small numbers, each in a
+/// column wider than it (a one-digit quantity and price: `QTY_WIDTH − 1` and `PRICE_WIDTH − 1`
+/// spaces, and the total's [`TOTAL_WIDTH`]); or a line total as wide as an amount can be with
+/// its space ([`MAX_MONEY`] + 1), which takes twenty digits between the quantity and the price —
+/// either in the quantity, which then fills its column, beside a one-digit price, or in the
+/// price, written with one byte more than its digits, beside a one-digit quantity.
+/// (`the_longest_item_line_is_its_input_line_and_item_line_growth` renders every pair of digit
+/// counts.)
+pub const ITEM_LINE_GROWTH: usize = {
+    let small_numbers = (QTY_WIDTH - 1) + (PRICE_WIDTH - 1) + TOTAL_WIDTH;
+    let widest_total_by_qty = (PRICE_WIDTH - 1) + (MAX_MONEY + 1);
+    let widest_total_by_price = (QTY_WIDTH - 1) + 1 + (MAX_MONEY + 1);
+    let widest = if widest_total_by_qty > widest_total_by_price {
+        widest_total_by_qty
+    } else {
+        widest_total_by_price
+    };
+    2 + NAME_COLUMNS
+        + if small_numbers > widest {
+            small_numbers
+        } else {
+            widest
+        }
+};
+
+/// The longest item line a line of at most [`MAX_LINE`] bytes renders to.
+pub const MAX_ITEM_LINE: usize = MAX_LINE + ITEM_LINE_GROWTH;
+
+/// The longest `Order <id>` line, with its `\n`.
+pub const MAX_HEADER: usize = "Order ".len() + MAX_DIGITS + 1;
+
+/// The `TOTAL` line, with its `\n`: always this long.
+pub const TOTAL_LINE: usize = LINE_WIDTH + 1;
+
+/// The longest receipt text of one order: its header, [`MAX_ORDER_LINES`] of the longest item
+/// lines and its `TOTAL` line — what a strategy that renders as it reads holds for an order
+/// still open, accepted or not.
+pub const MAX_RECEIPT: usize = MAX_HEADER + MAX_ORDER_LINES as usize * MAX_ITEM_LINE + TOTAL_LINE;
+
+/// The most bytes a renderer asks a sink for beyond what it keeps: the widest window
+/// ([`ByteSink::put_with`]) it writes a line into.
+pub const MAX_WINDOW: usize = 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL;
+
+const _: () = assert!(MAX_WINDOW >= TAIL && MAX_WINDOW >= TOTAL_LINE && MAX_WINDOW >= MAX_HEADER);
 
 /// `"00"` to `"99"`: numbers are written two digits per division.
 const PAIRS: [u8; 200] = {
@@ -159,34 +218,42 @@ fn digit_count(n: u64) -> usize {
     estimate + 1 - usize::from(n < POWERS_OF_TEN[estimate])
 }
 
-/// `n` right-aligned in a column of `width` (wider if it does not fit) that starts at `at`, in
-/// a buffer of spaces; returns where the column ends.
+/// `n` right-aligned in a column of `width` (wider if it does not fit, with `space` more
+/// columns before it) that starts at `at`, in a buffer of spaces; returns where the column
+/// ends.
 #[inline(always)]
-fn int_at(buf: &mut [u8], at: usize, n: u64, width: usize) -> usize {
-    let end = at + width.max(digit_count(n));
+fn int_at(buf: &mut [u8], at: usize, n: u64, width: usize, space: usize) -> usize {
+    let end = at + width.max(digit_count(n) + space);
     digits_before(buf, end, n);
     end
 }
 
-/// `satang` as baht with two decimals, right-aligned in a column of `width` (wider if it does
-/// not fit) that starts at `at`, in a buffer of spaces; returns where the column ends.
+/// How many characters `satang` takes as baht with two decimals.
 #[inline(always)]
-fn money_at(buf: &mut [u8], at: usize, satang: u64, width: usize) -> usize {
-    let end = at + width.max(digit_count(satang / 100) + 3);
+fn money_len(satang: u64) -> usize {
+    digit_count(satang / 100) + 3
+}
+
+/// `satang` as baht with two decimals, right-aligned in a column of `width` (wider if it does
+/// not fit, with `space` more columns before it) that starts at `at`, in a buffer of spaces;
+/// returns where the column ends.
+#[inline(always)]
+fn money_at(buf: &mut [u8], at: usize, satang: u64, width: usize, space: usize) -> usize {
+    let end = at + width.max(money_len(satang) + space);
     pair_before(buf, end, satang % 100);
     buf[end - 3] = b'.';
     digits_before(buf, end - 3, satang / 100);
     end
 }
 
-/// The numbers of an item line, from the quantity column (at `at`) to the `\n`, in a buffer of
-/// spaces; returns where the line ends.
+/// The numbers of an item line, from the quantity column (at `at`, after `padding` columns of
+/// the name's padding) to the `\n`, in a buffer of spaces; returns where the line ends.
 #[inline(always)]
-fn numbers_at(buf: &mut [u8], at: usize, n: &Numbers) -> usize {
-    let at = int_at(buf, at, n.qty, QTY_WIDTH);
+fn numbers_at(buf: &mut [u8], at: usize, padding: usize, n: &Numbers) -> usize {
+    let at = int_at(buf, at, n.qty, QTY_WIDTH, usize::from(padding == 0));
     buf[at + 1] = b'x'; // ` x `: the spaces are already there
-    let at = money_at(buf, at + 3, n.unit_price, PRICE_WIDTH);
-    let at = money_at(buf, at, n.line_total, TOTAL_WIDTH);
+    let at = money_at(buf, at + 3, n.unit_price, PRICE_WIDTH, 0);
+    let at = money_at(buf, at, n.line_total, TOTAL_WIDTH, 1);
     buf[at] = b'\n';
     at + 1
 }
@@ -195,7 +262,7 @@ fn numbers_at(buf: &mut [u8], at: usize, n: &Numbers) -> usize {
 pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
     out.put_with::<{ "Order ".len() + MAX_DIGITS + 1 }>(|buf| {
         buf[..6].copy_from_slice(b"Order ");
-        let end = int_at(buf, 6, order_id, 0);
+        let end = int_at(buf, 6, order_id, 0, 0);
         buf[end] = b'\n';
         end + 1
     });
@@ -204,13 +271,14 @@ pub fn header<S: ByteSink + ?Sized>(out: &mut S, order_id: u64) {
 /// The numbers of an item line when each fits its column, from the quantity to the `\n`.
 const FIXED_TAIL: usize = QTY_WIDTH + 3 + PRICE_WIDTH + TOTAL_WIDTH + 1;
 
-/// Whether every number of a line fits its column (a quantity below 10⁶, amounts below 10⁷
-/// and 10⁹ baht), so the numbers can be written at fixed positions.
+/// Whether every number of a line fits its column with a space before it (a quantity below
+/// 10⁶, or 10⁵ after a name with no padding; a price below 10⁷ baht, a total below 10⁸ baht),
+/// so the numbers can be written at fixed positions.
 #[inline(always)]
-fn fits_columns(n: &Numbers) -> bool {
-    n.qty < POWERS_OF_TEN[QTY_WIDTH]
+fn fits_columns(n: &Numbers, padding: usize) -> bool {
+    n.qty < POWERS_OF_TEN[QTY_WIDTH - usize::from(padding == 0)]
         && n.unit_price < POWERS_OF_TEN[PRICE_WIDTH - 1]
-        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 1]
+        && n.line_total < POWERS_OF_TEN[TOTAL_WIDTH - 2]
 }
 
 /// The numbers of an item line that [`fits_columns`], from the quantity to the `\n`, at fixed
@@ -235,7 +303,7 @@ fn fixed_tail(tail: &mut [u8; FIXED_TAIL], n: &Numbers) {
 pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
     let item = line.item;
     let padding = NAME_COLUMNS.saturating_sub(line.width);
-    if item.len() <= INLINE_ITEM && fits_columns(&line.numbers) {
+    if item.len() <= INLINE_ITEM && fits_columns(&line.numbers, padding) {
         out.put_with::<{ 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL }>(|buf| {
             buf[2..2 + item.len()].copy_from_slice(item);
             let at = 2 + item.len() + padding;
@@ -247,7 +315,7 @@ pub fn item_line<S: ByteSink + ?Sized>(out: &mut S, line: &Line<'_>) {
     } else {
         out.put(b"  ");
         out.put(item);
-        out.put_with::<TAIL>(|buf| numbers_at(buf, padding, &line.numbers));
+        out.put_with::<TAIL>(|buf| numbers_at(buf, padding, padding, &line.numbers));
     }
 }
 
@@ -301,8 +369,17 @@ fn item_line_args<R>(
     qty: u64,
     f: impl FnOnce(fmt::Arguments<'_>) -> R,
 ) -> R {
+    // A space between the name and the quantity, and between the price and the total: a field
+    // wider than its column widens it for this line.
+    let qty_digits = qty.checked_ilog10().map_or(1, |d| d as usize + 1);
+    let qty_width = if padding.is_empty() {
+        QTY_WIDTH.max(qty_digits + 1)
+    } else {
+        QTY_WIDTH
+    };
+    let total_width = TOTAL_WIDTH.max(line_total.len() + 1);
     f(format_args!(
-        "  {item}{padding}{qty:>QTY_WIDTH$} x {unit_price:>PRICE_WIDTH$}{line_total:>TOTAL_WIDTH$}\n"
+        "  {item}{padding}{qty:>qty_width$} x {unit_price:>PRICE_WIDTH$}{line_total:>total_width$}\n"
     ))
 }
 
@@ -424,6 +501,54 @@ mod tests {
         assert_eq!(columns(&line), LINE_WIDTH);
     }
 
+    /// R4: the longest item line is its input line and [`ITEM_LINE_GROWTH`] bytes. Every pair of
+    /// digit counts of the quantity and the price, each at the smallest and the largest value
+    /// with that many digits (and the largest price the quantity allows), after a name of no
+    /// display width and after one that fills its column, from a line of [`MAX_LINE`] bytes.
+    #[cfg_attr(
+        miri,
+        ignore = "renders thousands of the longest lines: minutes under Miri"
+    )]
+    #[test]
+    fn the_longest_item_line_is_its_input_line_and_item_line_growth() {
+        let low = |digits: u32| 10u64.pow(digits - 1);
+        let high = |digits: u32| 10u64.checked_pow(digits).map_or(u64::MAX, |p| p - 1);
+        let mut longest = 0;
+        for qty_digits in 1..=20 {
+            for price_digits in 1..=20 {
+                for qty in [low(qty_digits), high(qty_digits)] {
+                    let most = u64::MAX / qty;
+                    for price in [low(price_digits), high(price_digits), most] {
+                        if price > most || price.to_string().len() != price_digits as usize {
+                            continue;
+                        }
+                        let numbers = format!("|{qty}|{price}");
+                        let room = MAX_LINE - "1|".len() - numbers.len();
+                        // Combining marks: no display width, two bytes each (three for the first
+                        // when the room is odd).
+                        let odd = room % 2;
+                        let marks = "\u{e31}".repeat(odd) + &"\u{300}".repeat((room - 3 * odd) / 2);
+                        for item in [marks, "x".repeat(room)] {
+                            assert_eq!(format!("1|{item}{numbers}").len(), MAX_LINE);
+                            let n = Numbers {
+                                order_id: 1,
+                                qty,
+                                unit_price: price,
+                                line_total: qty * price,
+                            };
+                            let line = Line::new(&item, n);
+                            assert!(line.width == 0 || line.width >= NAME_COLUMNS);
+                            let out = rendered(|o| item_line(o, &line));
+                            assert_eq!(out, item_line_naive(&item, qty, price, qty * price));
+                            longest = longest.max(out.len());
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(longest, MAX_ITEM_LINE);
+    }
+
     #[test]
     fn money_has_two_decimals_and_no_separators() {
         let amount = |total| {
@@ -445,6 +570,11 @@ mod tests {
             ("x", 1, 0),
             ("x", 12_345_678_901, 1_000_000_000),
             ("x", 1, u64::MAX),
+            ("a name of twenty col", 123_456, 1),
+            ("a name of twenty col", 12_345, 1),
+            ("x", 1, 10_000_000_000),
+            ("x", 1, 9_999_999_999),
+            ("ต้มยำกุ้ง", 3, 99_999_999_999),
         ] {
             let n = numbers(qty, price);
             let fast = rendered(|o| item_line(o, &Line::new(item, n)));

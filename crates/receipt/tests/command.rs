@@ -115,6 +115,68 @@ fn r3_an_output_that_cannot_be_written_exits_2_and_says_why() {
     );
 }
 
+/// R3: any output that cannot be written is an error, whatever the standard library makes of
+/// it: a standard output open for reading only (`1</dev/null`) or closed (`>&-`) fails every
+/// write with `EBADF`, which Rust's `Stdout` would take for a success. The command says so in
+/// one line and exits 2, with every strategy, and so do `gen` and `--help`. A closed output that
+/// is never written to is no failure.
+#[cfg(target_os = "linux")]
+#[test]
+fn r3_an_output_open_for_reading_only_or_closed_exits_2_and_says_why() {
+    let input = receipt::generate::generated(2_000, 5);
+    let ebadf = "receipt: cannot write: Bad file descriptor (os error 9)\n";
+    let runs: [&[&str]; 4] = [
+        &[],
+        &["--strategy", "naive"],
+        &["gen", "--lines", "10"],
+        &["--help"],
+    ];
+    for args in runs {
+        let read_only = std::fs::File::open("/dev/null").unwrap();
+        let out = child::run_to(binary(), args, &input, Stdio::from(read_only)).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} 1</dev/null");
+        assert_eq!(stderr(&out), ebadf, "{args:?} 1</dev/null");
+        let out = child::run_closed(binary(), args, &input, Closed::Stdout).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} >&-");
+        assert_eq!(stderr(&out), ebadf, "{args:?} >&-");
+    }
+    let out = child::run_closed(binary(), &[], b"", Closed::Stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "0 lines read: 0 printed in 0 receipts, 0 rejected in 0 orders, 0 blank\n"
+    );
+}
+
+/// R3: a standard error that cannot be written, other than a closed pipe, exits 2 too; nothing
+/// can be said, and the receipts written before the report failed stay written.
+#[cfg(target_os = "linux")]
+#[test]
+fn r3_a_standard_error_that_cannot_be_written_exits_2() {
+    let receipts = receipt(&[SAMPLE]).stdout;
+    for target in ["/dev/null", "/dev/full"] {
+        let file = if target == "/dev/full" {
+            std::fs::OpenOptions::new().write(true).open(target)
+        } else {
+            std::fs::File::open(target) // for reading only
+        };
+        for file_arg in [SAMPLE, BAD] {
+            let out = Command::new(binary())
+                .arg(file_arg)
+                .stderr(Stdio::from(file.as_ref().unwrap().try_clone().unwrap()))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "2> {target}, {file_arg}");
+            if file_arg == SAMPLE {
+                assert_eq!(out.stdout, receipts, "2> {target}");
+            }
+        }
+    }
+    let out = child::run_closed(binary(), &[SAMPLE], b"", Closed::Stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "2>&-");
+    assert_eq!(out.stdout, receipts, "2>&-");
+}
+
 #[test]
 fn help_documents_every_exit_status_the_bounds_and_the_closed_pipe() {
     let help = String::from_utf8(receipt(&["--help"]).stdout).unwrap();

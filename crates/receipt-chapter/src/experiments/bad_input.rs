@@ -12,7 +12,7 @@ use receipt::line::escape;
 
 use super::{NO_BINARY, receipt_binary};
 use crate::cases;
-use crate::child::{Closed, close_after, run_to, run_with_input};
+use crate::child::{Closed, close_after, run_closed, run_to, run_with_input};
 
 pub(super) const R3: Function = lab::function!(r3_bad_input);
 
@@ -110,6 +110,12 @@ fn r3_bad_input(run: &Run) -> Vec<Table> {
         shown(two_orders),
         piped(two_orders, &[]),
     );
+    let unterminated = cases::NO_FINAL_LINE_ENDING.as_bytes();
+    row(
+        "good order, its last line without a line ending",
+        shown(unterminated),
+        piped(unterminated, &[]),
+    );
     row(
         "usage error: `--strategy fast`",
         shown(b""),
@@ -124,7 +130,8 @@ fn r3_bad_input(run: &Run) -> Vec<Table> {
     closed_and_unwritable(&binary, &mut row);
     table.note("Every input is piped to the real `receipt` binary (default strategy `streaming`); all six strategies print the same bytes and the same errors, at every chunk size (`strategies_agree_on_random_order_files`, `each_error_class_has_its_message_and_prints_nothing`). After the bad lines, standard error names each rejected order and its bad lines, and its last line accounts for every input line.");
     table.note("Control characters and bytes that are not UTF-8 are shown escaped in the input column (`\\u{1b}`, `\\xFF`); the command never prints them, and it escapes them the same way when it echoes an argument or a file name.");
-    table.note("A closed output ends the run quietly, with the status of what was read until then: 0, or 1 once a line was rejected. Random bytes never make it panic, and every line is accounted for: `arbitrary_bytes_never_panic_and_every_line_is_accounted_for` (a proptest).");
+    table.note("A last line without a line ending is read as any other, and reported after its own problems: an input cut off while it was written or read ends that way too, and the report makes that visible; it changes no exit status. A `\\r` just before the end of the input is part of the last line, as a `\\r` before any byte but `\\n` is.");
+    table.note("A closed output pipe ends the run quietly, with the status of what was read until then: 0, or 1 once a line was rejected. Any other output that cannot be written is an error, whatever the standard library makes of it: one that is open for reading only or closed fails every write with `EBADF`, which Rust's `Stdout` would take for a success. Random bytes never make it panic, and every line is accounted for: `arbitrary_bytes_never_panic_and_every_line_is_accounted_for` (a proptest).");
     vec![table]
 }
 
@@ -163,5 +170,24 @@ fn closed_and_unwritable(binary: &Path, row: &mut impl FnMut(&str, Cell, Vec<Cel
         "output cannot be written (`> /dev/full`)",
         generated_lines(),
         unwritable,
+    );
+    let read_only = std::fs::File::open("/dev/null");
+    let read_only = match read_only {
+        Ok(file) => outcome(run_to(binary, &[], &lines, Stdio::from(file)), false),
+        Err(err) => vec![
+            Cell::text(format!("/dev/null: {err}")),
+            Cell::Empty,
+            Cell::Empty,
+        ],
+    };
+    row(
+        "output open for reading only (`1< /dev/null`)",
+        generated_lines(),
+        read_only,
+    );
+    row(
+        "output closed (`>&-`)",
+        generated_lines(),
+        outcome(run_closed(binary, &[], &lines, Closed::Stdout), false),
     );
 }

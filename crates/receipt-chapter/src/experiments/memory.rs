@@ -8,10 +8,15 @@ use std::process::{Command, ExitCode};
 use lab::report::{Function, Run};
 use lab::table::{Cell, Claim, Columns};
 use lab::{Kind, Table};
+use receipt::bounds::{
+    self, ARENA_CHUNKS, BAD_LINES, NAIVE_ORDER, OUTPUT_BUFFER, POOL_TABLES, POOLED_BUFFERS,
+    STACK_SPILL,
+};
 use receipt::input::CARRY_CAP;
 use receipt::line::{MAX_LINE, MAX_ORDER_LINES};
+use receipt::render::{MAX_ITEM_LINE, MAX_RECEIPT};
 use receipt::scan::ItemCache;
-use receipt::{CHUNK_SIZE, FLUSH_BYTES, POOLED_FIRST_RENT, STACK_ORDER_BYTES, Strategy};
+use receipt::{CHUNK_SIZE, POOLED_FIRST_RENT, STACK_ORDER_BYTES, Strategy};
 
 // R4's strategies are the chapter's columns: every strategy but `naive-reuse`, a control timed
 // in R2.
@@ -26,8 +31,8 @@ pub(super) const R4: Function = lab::function!(r4_peak_memory);
 /// The generated input sizes, in lines.
 const R4_LINES: [u64; 3] = [100_000, 1_000_000, 4_000_000];
 
-/// Orders in the worst-case input.
-const WORST_CASE_ORDERS: u64 = 3;
+/// Orders in the worst-case input: each of its four kinds once (`generate::worst_case`).
+const WORST_CASE_ORDERS: u64 = 4;
 
 /// The most the whole command may hold, for every strategy but `naive`.
 const PEAK_TARGET_BYTES: u64 = 16 << 20;
@@ -104,7 +109,7 @@ impl Row {
                 format!("{} generated lines", Cell::count(lines).render())
             }
             Lines::WorstCase { orders } => format!(
-                "worst case: {orders} orders of {} lines of {} bytes",
+                "worst case: {orders} orders of {} lines of up to {} bytes",
                 Cell::count(MAX_ORDER_LINES).render(),
                 Cell::count(MAX_LINE).render()
             ),
@@ -116,8 +121,12 @@ impl Row {
     }
 
     fn peak(&self, strategy: Strategy) -> Option<u64> {
+        self.measured(strategy).map(|p| p.rss_bytes)
+    }
+
+    fn measured(&self, strategy: Strategy) -> Option<&Peak> {
         let idx = STRATEGIES.iter().position(|&s| s == strategy)?;
-        self.peaks[idx].as_ref().ok().map(|p| p.rss_bytes)
+        self.peaks[idx].as_ref().ok()
     }
 }
 
@@ -171,7 +180,7 @@ fn r4_peak_memory(run: &Run) -> Vec<Table> {
     let mut table = run.own(columns.table("R4", Kind::Fact, "", &rows));
     table.note(format!("Each figure is the peak resident set (`ru_maxrss`) of one `receipt --strategy S` process, read by `wait4` as it was reaped: that one process's own resource usage. Its input came through a pipe, written as it was produced (`receipt gen`, seed {CHUNK_SEED}, or the worst case), so it never had a file it could map."));
     table.note("A process's `ru_maxrss` starts from the peak of the memory image it was started with, which Linux carries over when the new program replaces it: so each command was started by a fresh, small process of this binary that did nothing else, and that process read its own peak (`VmHWM`) just after starting it. Where the command's figure is not above that floor, the cell says the command held at most the floor, as much as any small program does.");
-    table.note(format!("The worst case is the longest input the command accepts per order (`generate::worst_case`): every order at the bound of {} lines, every line {} bytes long with a Thai item name, so the open order holds the most a strategy ever holds.", Cell::count(MAX_ORDER_LINES).render(), Cell::count(MAX_LINE).render()));
+    table.note(format!("The worst case (`generate::worst_case`) is built from the growth rules of the buffers each strategy holds an order in, so that each holds, within 3 %, the most R4-bounds allows: every order at the bound of {} lines, all but six lines {} bytes long, their names of no display width (padded whole), and four kinds of order whose first lines make each buffer that doubles end with twice the room it needs, the pool keep a buffer of every bucket up to 8 MiB, and the arena hold a chunk of 4 MiB and one of 8 MiB at once.", Cell::count(MAX_ORDER_LINES).render(), Cell::count(MAX_LINE).render()));
     table.note("The command runs on the system allocator (no counting layer). The figure counts every resident page: the binary's code, the C library, the stack and the heap. It is not exactly the same from run to run: a few pages come and go.");
     for (row, strategy, why) in rows.iter().flat_map(|row| {
         STRATEGIES
@@ -220,62 +229,118 @@ fn r4_peak_memory(run: &Run) -> Vec<Table> {
             worst.peak(s).map(|peak| peak <= PEAK_TARGET_BYTES)
         }),
     );
+    table.conclude(
+        "within the stated bound: on the worst case, every strategy's peak at most the floor plus what R4-bounds says its processor can hold",
+        target(&STRATEGIES, |s| {
+            worst
+                .measured(s)
+                .map(|p| p.rss_bytes <= p.floor_bytes + bounds::heap_bound(s) as u64)
+        }),
+    );
     vec![table, bounds()]
 }
 
 /// One bound: what it limits, its value, the constant.
 struct Bound {
-    what: &'static str,
+    what: String,
     value: Cell,
     constant: &'static str,
 }
 
 /// R4-bounds: what a processor holds at most, read from the code.
 fn bounds() -> Table {
-    let rows = [
+    let bytes = |n: usize| Cell::bytes(n);
+    let mut rows = vec![
         Bound {
-            what: "one input chunk",
-            value: Cell::bytes(CHUNK_SIZE),
+            what: "one input chunk".into(),
+            value: bytes(CHUNK_SIZE),
             constant: "`receipt::CHUNK_SIZE`",
         },
         Bound {
-            what: "the output buffer, handed to the writer once it holds this much after an order (or before a read that may wait)",
-            value: Cell::bytes(FLUSH_BYTES),
-            constant: "`receipt::FLUSH_BYTES`",
+            what: "the output buffer: complete receipts until they reach `FLUSH_BYTES` (64 KiB), then a blank line and one order's receipt, in a vector that doubles".into(),
+            value: bytes(OUTPUT_BUFFER),
+            constant: "`bounds::OUTPUT_BUFFER`",
         },
         Bound {
-            what: "the start of a line cut by the end of a chunk (a longest line, a byte-order mark and a `\\r`)",
-            value: Cell::bytes(CARRY_CAP),
+            what: "the start of a line cut by the end of a chunk (a longest line, a byte-order mark and a `\\r`)".into(),
+            value: bytes(CARRY_CAP),
             constant: "`receipt::input::CARRY_CAP`",
         },
         Bound {
-            what: "the item-name cache, from the first name that is not printable ASCII",
-            value: Cell::bytes(ItemCache::BYTES),
+            what: "the item-name cache, from the first name that is not printable ASCII".into(),
+            value: bytes(ItemCache::BYTES),
             constant: "`receipt::scan::ItemCache::BYTES`",
         },
         Bound {
-            what: "one line, without its line ending",
-            value: Cell::bytes(MAX_LINE),
+            what: "the open order's bad line numbers".into(),
+            value: bytes(BAD_LINES),
+            constant: "`bounds::BAD_LINES`",
+        },
+        Bound {
+            what: "one line, without its line ending".into(),
+            value: bytes(MAX_LINE),
             constant: "`receipt::line::MAX_LINE`",
         },
         Bound {
-            what: "one order, in lines",
+            what: "one order, in lines".into(),
             value: Cell::count(MAX_ORDER_LINES),
             constant: "`receipt::line::MAX_ORDER_LINES`",
         },
         Bound {
-            what: "`stack`: the receipt text kept inline, in the loop's stack frame",
-            value: Cell::bytes(STACK_ORDER_BYTES),
+            what: "one receipt line (a longest line whose name has no display width, its numbers as wide as they can be)".into(),
+            value: bytes(MAX_ITEM_LINE),
+            constant: "`receipt::render::MAX_ITEM_LINE`",
+        },
+        Bound {
+            what: "one order's receipt text".into(),
+            value: bytes(MAX_RECEIPT),
+            constant: "`receipt::render::MAX_RECEIPT`",
+        },
+        Bound {
+            what: "`naive`: the order's `String`s, and the receipt it formats when the order is complete".into(),
+            value: bytes(NAIVE_ORDER),
+            constant: "`bounds::NAIVE_ORDER`",
+        },
+        Bound {
+            what: "`pooled`: the first buffer rented for an order (a longer receipt rents at least twice as much)".into(),
+            value: bytes(POOLED_FIRST_RENT),
+            constant: "`receipt::POOLED_FIRST_RENT`",
+        },
+        Bound {
+            what: "`pooled`: one receipt buffer of every bucket, from the first rent to the largest (twice a receipt, for one grown from a long first line)".into(),
+            value: bytes(POOLED_BUFFERS),
+            constant: "`bounds::POOLED_BUFFERS` (`receipt::POOLED_FIRST_RENT`, the pool's power-of-two buckets)",
+        },
+        Bound {
+            what: "`pooled`: the pool's own tables (an allowance, pinned)".into(),
+            value: bytes(POOL_TABLES),
+            constant: "`bounds::POOL_TABLES`",
+        },
+        Bound {
+            what: "`stack`: the receipt text kept inline, in the loop's stack frame (not on the heap)".into(),
+            value: bytes(STACK_ORDER_BYTES),
             constant: "`receipt::STACK_ORDER_BYTES`",
         },
         Bound {
-            what: "`pooled`: the first buffer rented for an order (a longer receipt rents twice as much)",
-            value: Cell::bytes(POOLED_FIRST_RENT),
-            constant: "`receipt::POOLED_FIRST_RENT`",
+            what: "`stack`: the receipt text spilled to the heap, a power of two".into(),
+            value: bytes(STACK_SPILL),
+            constant: "`bounds::STACK_SPILL`",
+        },
+        Bound {
+            what: "`arena`: its chunks, the one a reset kept and the ones an order doubles into".into(),
+            value: bytes(ARENA_CHUNKS),
+            constant: "`bounds::ARENA_CHUNKS` (`bumpalo`'s doubling chunks)",
         },
     ];
+    for strategy in STRATEGIES {
+        rows.push(Bound {
+            what: format!("`{strategy}`: the whole processor"),
+            value: bytes(bounds::heap_bound(strategy)),
+            constant: "`bounds::heap_bound`",
+        });
+    }
     let mut table = Columns::new()
-        .col("what a processor holds", |b: &Bound| Cell::text(b.what))
+        .col("what a processor holds", |b: &Bound| Cell::text(&b.what))
         .col("at most", |b: &Bound| b.value.clone())
         .col("set by", |b: &Bound| Cell::text(b.constant))
         .table(
@@ -284,6 +349,7 @@ fn bounds() -> Table {
             "What a processor holds, whatever the input's size (the code's constants)",
             &rows,
         );
-    table.note("Read from the constants when the report is generated, so the chapter cannot state other bounds than the code's. `naive` keeps its open order as `String`s, the other strategies as receipt text (`stack`, `pooled`, `streaming`) or as lines in an arena (`arena`): what each holds for an order of at most these many lines of at most this length, R4's worst case measures.");
+    table.note("Read from the constants when the report is generated, so the chapter cannot state other bounds than the code's (`receipt::bounds`, `r4_the_bounds_follow_from_the_constants`). A bound is on the heap a processor can have asked for and not given back at any moment, reading its input as the command does: the first rows, which every strategy holds, and the strategy's own (for `pooled`, with a pool no one else rents from, as the command's is). On R4's worst case, under a counting allocator, each strategy holds at most its bound and at least 97 % of it (`r4_the_worst_case_holds_each_strategy_at_its_bound`).");
+    table.note("What is resident, which R4 measures, differs: room a buffer never wrote to takes no memory (a vector that doubled, the 8 MiB bucket's buffer holding a receipt of 4 MiB), memory an allocator keeps after it was given back still does, and the binary's own pages are there too.");
     table
 }

@@ -2,7 +2,7 @@
 //! and by the chapter's R3 table, so both speak of the same cases.
 
 /// `(class, input, first line on standard error)`.
-pub const BAD_INPUT: [(&str, &str, &str); 15] = [
+pub const BAD_INPUT: [(&str, &str, &str); 16] = [
     (
         "wrong field count",
         "1042|ต้มยำกุ้ง|2\n",
@@ -50,6 +50,11 @@ pub const BAD_INPUT: [(&str, &str, &str); 15] = [
         "line 1: unit_price is not a decimal integer (satang)",
     ),
     (
+        "`\\r` just before the end of the input",
+        "1042|ต้มยำกุ้ง|2|18000\r",
+        "line 1: unit_price is not a decimal integer (satang)",
+    ),
+    (
         "invalid UTF-8",
         "1042|\u{FFFD}|2|18000\n",
         "line 1: invalid UTF-8 at byte 6",
@@ -75,6 +80,9 @@ pub const BAD_INPUT: [(&str, &str, &str); 15] = [
         "line 1001: the order has more than 1000 lines; it is rejected and its remaining lines are skipped",
     ),
 ];
+
+/// A good order whose last line has no line ending: accepted, and reported.
+pub const NO_FINAL_LINE_ENDING: &str = "1042|ต้มยำกุ้ง|2|18000";
 
 /// A line rejected whatever follows it (its quantity is not a number): put first, it makes a
 /// run whose output is closed early exit 1.

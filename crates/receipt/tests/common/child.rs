@@ -19,7 +19,8 @@ pub enum Lines {
         /// The generator's seed.
         seed: u64,
     },
-    /// [`worst_case`]: `orders` orders of the longest accepted lines, as long as accepted.
+    /// [`worst_case`]: `orders` orders of lines as long as accepted, built so that each
+    /// strategy holds the most it can.
     WorstCase {
         /// How many orders.
         orders: u64,
@@ -128,6 +129,35 @@ pub fn run_to(binary: &Path, args: &[&str], input: &[u8], stdout: Stdio) -> io::
         .args(args)
         .stdin(Stdio::piped())
         .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdin = child.stdin.take();
+    feeding(stdin, input, || child.wait_with_output())
+}
+
+/// Runs `receipt args` with `input` on its standard input and the `closed` stream closed, as
+/// `receipt >&-` or `receipt 2>&-` runs it (through `sh`, which closes it before it starts the
+/// command); the other stream is captured.
+///
+/// # Errors
+/// If `sh` or the command cannot be started or waited for.
+pub fn run_closed(
+    binary: &Path,
+    args: &[&str],
+    input: &[u8],
+    closed: Closed,
+) -> io::Result<Output> {
+    let redirect = match closed {
+        Closed::Stdout => ">&-",
+        Closed::Stderr => "2>&-",
+    };
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec \"$0\" \"$@\" {redirect}"))
+        .arg(binary)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
     let stdin = child.stdin.take();

@@ -69,8 +69,17 @@ fn check(line: &[u8]) -> Result<(String, u64), String> {
         .ok_or("qty is not a positive decimal integer")?;
     let price = decimal(price).ok_or("unit_price is not a decimal integer (satang)")?;
     let total = qty.checked_mul(price).ok_or("qty × unit_price overflows")?;
+    // The name padded to 20 columns, the quantity right-aligned in 6, the price in 10, the line
+    // total in 12, a column as wide as its field when the field is wider. A field never touches
+    // the one before it: a space goes before the quantity when the name has no padding, and
+    // before the line total always (in a column it fits, the space is padding anyway).
     let padding = " ".repeat(20usize.saturating_sub(item.width()));
-    let (price, line_total) = (money(price), money(total));
+    let qty = if padding.is_empty() {
+        format!(" {qty}")
+    } else {
+        qty.to_string()
+    };
+    let (price, line_total) = (money(price), format!(" {}", money(total)));
     Ok((
         format!("  {item}{padding}{qty:>6} x {price:>10}{line_total:>12}\n"),
         total,
@@ -121,10 +130,16 @@ pub fn run(input: &[u8]) -> Outcome {
         lines.pop(); // the input ends with a line ending (or is empty)
     }
     s.read = lines.len() as u64;
+    // The last line has no line ending unless the input ends with `\n`: then it is read as any
+    // other, a `\r` at its end is part of it, and it is reported once every line has been read.
+    let unterminated = (!input.is_empty() && !input.ends_with(b"\n")).then_some(lines.len());
     let mut open: Option<Group> = None;
     for (idx, &line) in lines.iter().enumerate() {
         let number = idx + 1;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = match unterminated {
+            Some(last) if last == number => line,
+            _ => line.strip_suffix(b"\r").unwrap_or(line),
+        };
         let line = if number == 1 {
             line.strip_prefix(BOM).unwrap_or(line)
         } else {
@@ -172,6 +187,11 @@ pub fn run(input: &[u8]) -> Outcome {
             err += &format!("line {number}: {why}\n");
             group.bad.push(number);
         }
+    }
+    if let Some(number) = unterminated {
+        err += &format!(
+            "line {number}: the input ends without a line ending: it may have been cut off\n"
+        );
     }
     if let Some(group) = open {
         close(group, &mut out, &mut err, &mut s);
