@@ -57,7 +57,8 @@ pub struct Findings {
     /// At 64 B (P9-time): whether the pool's hit path was faster than a fresh, unzeroed
     /// `Vec::with_capacity(64)`.
     pub small_pool_beats_unzeroed: Option<bool>,
-    /// With the most threads P12 ran: whether the shared pool was faster than a fresh `vec!`.
+    /// With the most threads P12 ran: whether the shared pool was faster than a fresh,
+    /// unzeroed `Vec::with_capacity(8192)` (the allocation alone).
     pub contended_pool_beats_fresh: Option<bool>,
     /// With the most threads P12 ran: whether the shared pool was faster than the same pool
     /// without thread caches.
@@ -308,9 +309,9 @@ fn one_lifetime() -> Rule {
 fn many_threads(f: &Findings, c: &Counts) -> Rule {
     let fresh = says(
         f.contended_pool_beats_fresh,
-        "did more operations per thread than a fresh `vec!`",
-        "did fewer operations per thread than a fresh `vec!`",
-        "against a fresh `vec!` was not resolvable",
+        "did more operations per thread than a fresh, unzeroed buffer",
+        "did fewer operations per thread than a fresh, unzeroed buffer",
+        "against a fresh, unzeroed buffer was not resolvable",
     );
     let no_cache = says(
         f.contended_pool_beats_no_cache,
@@ -323,7 +324,9 @@ fn many_threads(f: &Findings, c: &Counts) -> Rule {
         f.contended_pool_beats_no_cache,
     ) {
         (Some(true), Some(true)) => "the shared pool: each thread's cache serves it without a lock",
-        (Some(false), _) => "measure with your thread count: a fresh `vec!` was faster here",
+        (Some(false), _) => {
+            "measure with your thread count: a fresh, unzeroed buffer was faster here"
+        }
         _ => "the shared pool, and measure with your thread count",
     };
     Rule {

@@ -12,13 +12,15 @@ const fn scaled(native: u64, miri: u64) -> u64 {
     common::scaled(native as usize, miri as usize) as u64
 }
 
-/// P9-time, P10, P10-hit: every timed way to get a buffer hands the one touch a buffer of the
+/// P9-time, P10, P10-hit, P12: every timed way to get a buffer hands the one touch a buffer of the
 /// size it names, and the touch writes 1 and 2 at that buffer's two ends and reads them back,
 /// so the ways differ only in where the buffer comes from. Each `with_*` function is a timed
 /// function without its touch (the timed function is `with_*` applied to `touch`): the test
 /// touches what it gives and checks where the bytes landed, then that the timed function
 /// returns what the touch does. The reused and the unzeroed buffers are touched through their
-/// spare capacity, at the two ends of `n` bytes, as the unzeroed stack array is.
+/// spare capacity, at the two ends of `n` bytes, as the unzeroed stack array is. P12's sources
+/// are these same functions at 8 KiB (checked at every size here): each of its operations
+/// returns what the touch does, and its reused buffer is cleared, never grown.
 #[test]
 fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
     fn touched(buf: &mut [u8]) -> (usize, u8, u8, u8) {
@@ -88,6 +90,20 @@ fn every_timed_way_to_get_a_buffer_does_the_same_touch() {
     assert_eq!(workloads::uninit_stack_touch::<HIT_BYTES>(), 3);
     let mut existing = [0u8; 64];
     assert_eq!(touched(&mut existing), (64, 3, 1, 2), "the floor");
+    let workers = ContentionWorkers::new(1);
+    let mut reused = Vec::with_capacity(HIT_BYTES);
+    for source in Source::ALL {
+        for _ in 0..2 {
+            assert_eq!(
+                workloads::contention_op(source, workers.no_cache_pool(), &mut reused),
+                3,
+                "P12, {source:?}"
+            );
+            assert_eq!(workers.op(source, &mut reused), 3, "P12, {source:?}");
+        }
+        assert_eq!(reused.len(), 0, "P12's reused buffer is cleared, not grown");
+        assert!(reused.capacity() >= HIT_BYTES);
+    }
 }
 
 /// P9-time, P10, P10-hit: the three baselines' bytes, counted: a fresh buffer allocates exactly
@@ -152,20 +168,21 @@ fn p12_each_of_1_2_and_4_workers_does_its_operations_for_every_source() {
     }
 }
 
-/// P12's counts: once warm, the pools allocate nothing per operation, whatever the threads;
-/// the fresh buffer allocates 8 KiB every time. (Counted on one thread: the counting allocator
+/// P12's counts: once warm, the pools and the reused `Vec` allocate nothing per operation,
+/// whatever the threads; a fresh buffer, unzeroed or zeroed, allocates 8 KiB every time. (Counted on one thread: the counting allocator
 /// counts the calling thread; the pool's own counters cover the workers.)
 #[test]
 fn p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib() {
     let workers = ContentionWorkers::new(2);
     for source in Source::ALL {
-        workers.op(source);
+        let mut reused = Vec::with_capacity(HIT_BYTES);
+        workers.op(source, &mut reused);
         let ((), stats) = count(|| {
-            workers.op(source);
+            workers.op(source, &mut reused);
         });
         let expected = match source {
-            Source::FreshVec => (1, HIT_BYTES as u64),
-            Source::SharedPool | Source::NoThreadCache => (0, 0),
+            Source::FreshUnzeroed | Source::FreshVec => (1, HIT_BYTES as u64),
+            Source::Reused | Source::SharedPool | Source::NoThreadCache => (0, 0),
         };
         assert_eq!(
             (stats.allocs, stats.bytes_allocated),

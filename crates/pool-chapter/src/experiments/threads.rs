@@ -1,5 +1,6 @@
 //! Contention (P12): 1, 2 and 4 threads renting, touching and giving back 8 KiB at the same
-//! time, from the shared pool, a fresh `vec!`, and the same pool without thread caches.
+//! time, from each thread's own reused `Vec`, the shared pool, a fresh buffer (unzeroed and
+//! zeroed), and the same pool without thread caches.
 
 use lab::fmt::round_significant;
 use lab::protocol::Allocator;
@@ -20,8 +21,9 @@ struct Threads {
     threads: usize,
     m: Measured,
     /// Allocations each pool counted over the whole timing run (all its rounds, calibration
-    /// included), in [`Source::ALL`]'s order; `None` for the fresh `vec!`, which is no pool.
-    pool_allocations: [Option<u64>; 3],
+    /// included), in [`Source::ALL`]'s order; `None` for the reused and the fresh buffers,
+    /// which are no pool.
+    pool_allocations: [Option<u64>; 5],
 }
 
 fn time_threads(run: &Run, threads: usize) -> Threads {
@@ -41,7 +43,7 @@ fn time_threads(run: &Run, threads: usize) -> Threads {
         Source::ALL.map(|source| match source {
             Source::SharedPool => Some(pool::shared().stats().allocations),
             Source::NoThreadCache => Some(no_cache.stats().allocations),
-            Source::FreshVec => None,
+            Source::Reused | Source::FreshUnzeroed | Source::FreshVec => None,
         })
     };
     let before = allocations();
@@ -59,7 +61,7 @@ fn time_threads(run: &Run, threads: usize) -> Threads {
     });
     let m = timing.run(Schedule::Interleaved);
     let after = allocations();
-    let mut pool_allocations = [None; 3];
+    let mut pool_allocations = [None; 5];
     for (i, delta) in pool_allocations.iter_mut().enumerate() {
         *delta = after[i].zip(before[i]).map(|(a, b)| a - b);
     }
@@ -155,6 +157,47 @@ fn p12_contention(run: &Run) -> Vec<Table> {
     } else {
         format!("This machine has {cores} logical cores: every thread has a core of its own.")
     });
-    table.note("\"Faster per run\" is a verdict reached in every process: *yes* where the shared pool was resolvably faster than that row's source, *no* where it was resolvably slower. The pools' allocations are their own counts (`stats().allocations`) over the whole timed run, every worker included; a fresh `vec!` allocates on every operation. The pool without thread caches is the shared pool's configuration with `thread_cache_max_len: 0`: every rent and give-back takes the lock of the bucket's stack, which all threads share. The allocator is paused on the workers as it is here.");
+    table.note("Every source gets the same touch: write the first and last byte of its 8 KiB, read them back; the reused and the unzeroed buffers are written through their spare capacity, as P10 does. Each worker's reused `Vec` is made with `Vec::with_capacity(8192)` once, when the worker starts, and gets `clear()` and `reserve(8192)` per operation. The fresh buffers differ in one thing: the unzeroed one is `Vec::with_capacity(8192)`, the allocation alone; the zeroed one is `vec![0u8; 8192]`, which asks `calloc` for zeroed memory.");
+    table.note("\"Faster per run\" is a verdict reached in every process: *yes* where the shared pool was resolvably faster than that row's source, *no* where it was resolvably slower. The pools' allocations are their own counts (`stats().allocations`) over the whole timed run, every worker included; a fresh buffer allocates on every operation, a reused one never after it is made. The pool without thread caches is the shared pool's configuration with `thread_cache_max_len: 0`: every rent and give-back takes the lock of the bucket's stack, which all threads share. The allocator is paused on the workers as it is here.");
+    for t in &all {
+        let threads = t.threads;
+        let shared = Source::SharedPool.label();
+        t.m.conclude_under_each(
+            &mut table,
+            |allocator| {
+                format!(
+                    "under {}, {threads} thread{}: the faster of `pool::shared()` and a fresh, unzeroed `Vec::with_capacity(8192)` (the allocation without the zeroing)",
+                    allocator.short(),
+                    if threads == 1 { "" } else { "s" }
+                )
+            },
+            |under| {
+                under.faster_of(
+                    shared,
+                    "the pool",
+                    Source::FreshUnzeroed.label(),
+                    "the fresh, unzeroed buffer",
+                )
+            },
+        );
+        t.m.conclude_under_each(
+            &mut table,
+            |allocator| {
+                format!(
+                    "under {}, {threads} thread{}: the faster of one reused `Vec` per thread and `pool::shared()`",
+                    allocator.short(),
+                    if threads == 1 { "" } else { "s" }
+                )
+            },
+            |under| {
+                under.faster_of(
+                    Source::Reused.label(),
+                    "the reused `Vec`",
+                    shared,
+                    "the pool",
+                )
+            },
+        );
+    }
     vec![table]
 }

@@ -66,6 +66,10 @@ fn x1_pool(run: &Run) -> Vec<Table> {
             )
         })
         .collect();
+    let contended_unzeroed = format!(
+        "{} threads at once: the shared pool vs a fresh, unzeroed `Vec::with_capacity(8192)`, 8 KiB (P12)",
+        runs.most_threads().size
+    );
     let contended = format!(
         "{} threads at once: the shared pool vs a fresh, zeroed `vec!`, 8 KiB (P12)",
         runs.most_threads().size
@@ -111,6 +115,12 @@ fn x1_pool(run: &Run) -> Vec<Table> {
         baseline: HIT_FRESH,
     });
     rows.push(Technique {
+        label: &contended_unzeroed,
+        measured: &runs.most_threads().measured,
+        technique: Source::SharedPool.label(),
+        baseline: Source::FreshUnzeroed.label(),
+    });
+    rows.push(Technique {
         label: &contended,
         measured: &runs.most_threads().measured,
         technique: Source::SharedPool.label(),
@@ -118,7 +128,7 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     });
     let mut table = run.own(allocator_table("X1-pool", "", &rows));
     table.note("Each row compares two methods of one timing run, in the same processes: P9-time's, each size of P10's, P10-hit's and P12's with the most threads. Under mimalloc only the fresh buffers change allocator: a hit of the pool never calls one.");
-    table.note("Each size is compared twice: with a fresh, unzeroed `Vec::with_capacity(n)`, written before it is read (the allocation alone, the fair comparison), and with a fresh `vec![0u8; n]`, which asks `calloc` for zeroed memory, so its ratio counts the zeroing of n bytes, or the page faults of fresh pages, as the pool's gain. P12 times only the zeroed buffer. One reused `Vec` calls no allocator, so it is not here: P10, P10-hit and P13 set it against the pool.");
+    table.note("Each size is compared twice: with a fresh, unzeroed `Vec::with_capacity(n)`, written before it is read (the allocation alone, the fair comparison), and with a fresh `vec![0u8; n]`, which asks `calloc` for zeroed memory, so its ratio counts the zeroing of n bytes, or the page faults of fresh pages, as the pool's gain. P12's most threads are compared the same two ways. One reused `Vec` calls no allocator, so it is not here: P10, P10-hit, P12 and P13 set it against the pool.");
     table.note(format!("P9-time: {}", runs.p9.measured.protocol_note()));
     table.note(format!(
         "P10, first size: {}",
@@ -171,7 +181,7 @@ fn findings(runs: &Runs, p: usize) -> Findings {
         pool_beats_zeroed_stack: hit.faster(HIT_POOL, HIT_ZEROED),
         small_stack_beats_pool: small.faster(SMALL_STACK, SMALL_POOL),
         small_pool_beats_unzeroed: small.faster(SMALL_POOL, SMALL_UNZEROED_HEAP),
-        contended_pool_beats_fresh: contended.faster(shared, Source::FreshVec.label()),
+        contended_pool_beats_fresh: contended.faster(shared, Source::FreshUnzeroed.label()),
         contended_pool_beats_no_cache: contended.faster(shared, Source::NoThreadCache.label()),
         no_pool_crate_beats_shared: Some(shared_is_fastest(
             &runs.p13.measured.processes[p],

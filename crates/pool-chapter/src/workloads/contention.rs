@@ -1,5 +1,6 @@
 //! Contention: worker threads renting, touching and giving back 8 KiB at once, from the shared
-//! pool, from the allocator or from a pool without thread caches (P12).
+//! pool, from each worker's own reused `Vec`, from the allocator (a fresh buffer, unzeroed or
+//! zeroed) or from a pool without thread caches (P12).
 
 use std::hint::black_box;
 use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError};
@@ -8,14 +9,22 @@ use std::time::{Duration, Instant};
 
 use pool::BufferPool;
 
-use super::{HIT_BYTES, fresh_touch, rent_touch};
+use super::{HIT_BYTES, fresh_touch, rent_touch, reused_touch, unzeroed_touch};
 
 /// Where each operation of the contention workload gets its 8 KiB (P12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
+    /// One `Vec<u8>` each worker owns, made with `Vec::with_capacity(8192)` before its first
+    /// job, `clear()` and `reserve(8192)` per operation, touched through its spare capacity
+    /// ([`reused_touch`](super::reused_touch)): no allocator, no pool.
+    Reused,
     /// [`pool::shared`]: each thread's cache in front of the shared stacks.
     SharedPool,
-    /// A fresh `vec![0u8; 8192]` per operation: the allocator (and its own per-thread caches).
+    /// A fresh, unzeroed `Vec::with_capacity(8192)` per operation, touched through its spare
+    /// capacity ([`unzeroed_touch`](super::unzeroed_touch)): the allocation alone.
+    FreshUnzeroed,
+    /// A fresh, zeroed `vec![0u8; 8192]` per operation: the allocator (and its own per-thread
+    /// caches) and the zeroing of 8 KiB.
     FreshVec,
     /// A pool like the shared one but without thread caches (`thread_cache_max_len: 0`): every rent
     /// and give-back takes the bucket's lock, which all threads share.
@@ -24,13 +33,21 @@ pub enum Source {
 
 impl Source {
     /// Every source, in the order a table lists them.
-    pub const ALL: [Source; 3] = [Self::SharedPool, Self::FreshVec, Self::NoThreadCache];
+    pub const ALL: [Source; 5] = [
+        Self::Reused,
+        Self::SharedPool,
+        Self::FreshUnzeroed,
+        Self::FreshVec,
+        Self::NoThreadCache,
+    ];
 
     /// How a table names it.
     pub fn label(self) -> &'static str {
         match self {
+            Self::Reused => "one reused `Vec<u8>` per thread (`clear()` per use)",
             Self::SharedPool => "`pool::shared()`",
-            Self::FreshVec => "fresh `vec![0u8; 8192]`",
+            Self::FreshUnzeroed => "fresh, unzeroed `Vec::with_capacity(8192)`",
+            Self::FreshVec => "fresh, zeroed `vec![0u8; 8192]`",
             Self::NoThreadCache => "pool without thread cache",
         }
     }
@@ -176,9 +193,10 @@ impl ContentionWorkers {
     }
 
     /// One operation from `source` on the calling thread: what each worker repeats (for
-    /// counting allocations on one thread, for example).
-    pub fn op(&self, source: Source) -> u8 {
-        contention_op(source, &self.crew.no_cache)
+    /// counting allocations on one thread, for example). `reused` is the calling thread's own
+    /// buffer for [`Source::Reused`], as each worker has one.
+    pub fn op(&self, source: Source, reused: &mut Vec<u8>) -> u8 {
+        contention_op(source, &self.crew.no_cache, reused)
     }
 }
 
@@ -199,8 +217,10 @@ fn lock<X>(mutex: &Mutex<X>) -> MutexGuard<'_, X> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A worker's life: wait for a job, do it, report, until told to stop.
+/// A worker's life: wait for a job, do it, report, until told to stop. Its reused buffer is
+/// made once, here, before its first job, outside every timed loop.
 fn work(crew: &Crew, worker: usize) {
+    let mut reused = Vec::with_capacity(HIT_BYTES);
     loop {
         crew.start.wait();
         let Job::Run(source, ops) = *lock(&crew.job) else {
@@ -208,29 +228,32 @@ fn work(crew: &Crew, worker: usize) {
         };
         // A panic must not leave the others waiting at the barrier: it is caught here and
         // reported by `run`.
-        let outcome = std::panic::catch_unwind(|| {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let begin = Instant::now();
             let mut checksum = 0u8;
             for _ in 0..ops {
-                checksum ^= contention_op(source, &crew.no_cache);
+                checksum ^= contention_op(source, &crew.no_cache, &mut reused);
             }
             ThreadRun {
                 ops,
                 elapsed: begin.elapsed(),
                 checksum: black_box(checksum),
             }
-        });
+        }));
         lock(&crew.results)[worker] = outcome.ok();
         crew.done.wait();
     }
 }
 
 /// One operation of the contention workload: 8 KiB from `source` (`no_cache` is the pool of
-/// [`Source::NoThreadCache`]), touched, and given back or freed.
+/// [`Source::NoThreadCache`], `reused` the calling thread's buffer of [`Source::Reused`]),
+/// touched, and given back, freed or kept.
 #[inline]
-pub fn contention_op(source: Source, no_cache: &BufferPool<u8>) -> u8 {
+pub fn contention_op(source: Source, no_cache: &BufferPool<u8>, reused: &mut Vec<u8>) -> u8 {
     match source {
+        Source::Reused => reused_touch(reused, black_box(HIT_BYTES)),
         Source::SharedPool => rent_touch(pool::shared(), black_box(HIT_BYTES)),
+        Source::FreshUnzeroed => unzeroed_touch(black_box(HIT_BYTES)),
         Source::FreshVec => fresh_touch(black_box(HIT_BYTES)),
         Source::NoThreadCache => rent_touch(no_cache, black_box(HIT_BYTES)),
     }
