@@ -63,9 +63,12 @@ impl Chapter {
     pub fn compiles_from(&self, path: &str) -> bool {
         self.sources.iter().any(|source| {
             path == source
-                || path
-                    .strip_prefix(source.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
+                || path.strip_prefix(source.as_str()).is_some_and(|rest| {
+                    // A package's tests and benches are not compiled into its binaries.
+                    rest.starts_with('/')
+                        && !rest.starts_with("/tests/")
+                        && !rest.starts_with("/benches/")
+                })
         })
     }
 
@@ -353,6 +356,7 @@ mod tests {
         assert!(pool.compiles_from("Cargo.lock"));
         assert!(!pool.compiles_from("crates/pool-chapterx/src/lib.rs"));
         assert!(!pool.compiles_from("crates/receipt/src/lib.rs"));
+        assert!(!pool.compiles_from("crates/pool-chapter/tests/lines.rs"));
         let receipt = ws.chapter("receipt").unwrap();
         assert!(receipt.compiles_from("crates/pool/src/cache.rs"));
     }
