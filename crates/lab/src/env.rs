@@ -30,6 +30,11 @@ pub struct Environment {
     /// cannot know what that is; `cargo xtask report` sets it from the chapter's declaration.
     #[serde(default)]
     pub uncommitted: bool,
+    /// A fingerprint of what the chapter's binaries compile from (a git hash of those files at
+    /// `commit`), which machine records are matched by; empty when `uncommitted`. Set by
+    /// `cargo xtask report`, like `uncommitted`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sources: String,
 }
 
 impl Environment {
@@ -53,6 +58,7 @@ impl Environment {
             date: today_utc(),
             commit,
             uncommitted: false,
+            sources: String::new(),
         }
     }
 

@@ -24,11 +24,24 @@
 //!   evaluated in every process on that process's figures, and printed only if every process
 //!   reaches the same one; otherwise it *varies between runs (2 of 3)*.
 //!
+//! - A **bound** (`at least 3×`, `at most 0.5×`) is what a ratio says on another machine: its
+//!   difference must be printable, and the ratio's least favourable value here (over processes
+//!   and twin swaps) must clear the bound by [`TRANSFER_MARGIN`]; the bound is then the
+//!   roundest number (1, 1.5, 2, 3, 5 times a power of ten, or its inverse below 1×) that it
+//!   clears. A ratio too close
+//!   to 1× for that is this machine's figure, not a conclusion. Chapter 1 says how the margin
+//!   was chosen, and `xtask` checks it against every machine record.
+//!
 //! Everything here is arithmetic on numbers: [`crate::timing`] supplies them, [`crate::table`]
 //! renders the outcome, and the unit tests below exercise each rule on synthetic figures.
 
 /// The precision every timed ratio of the course must hold under twin swap to be printed (±10 %).
 pub const RATIO_PRECISION: f64 = 0.10;
+
+/// How far a ratio's least favourable value here must lie beyond a bound for the bound to be
+/// printed as a conclusion for other machines: ×4. `cargo xtask` checks that no figure in a
+/// machine record moved further than this from the committed one (chapter 1, M10).
+pub const TRANSFER_MARGIN: f64 = 4.0;
 
 /// A difference smaller than this fraction of the larger median is never printed.
 pub const ABSOLUTE_FLOOR_FRACTION: f64 = 0.01;
@@ -364,6 +377,115 @@ pub fn ratio(a: &Figures, b: &Figures, precision: f64) -> RatioVerdict {
     RatioVerdict::Published { value, lo, hi }
 }
 
+/// Which side of its bound a ratio lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// `a / b` is at least the bound (a speed-up).
+    AtLeast,
+    /// `a / b` is at most the bound (below 1×).
+    AtMost,
+}
+
+impl Relation {
+    /// Whether `ratio` lies on this side of `bound`.
+    pub fn holds(self, ratio: f64, bound: f64) -> bool {
+        match self {
+            Relation::AtLeast => ratio >= bound,
+            Relation::AtMost => ratio <= bound,
+        }
+    }
+}
+
+/// What the rule decided about a ratio as a conclusion for other machines.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BoundVerdict {
+    /// The bound, and the ratio it comes from: its median and its least and most favourable
+    /// values over processes and twin swaps.
+    Published {
+        /// Which side.
+        relation: Relation,
+        /// The bound.
+        bound: f64,
+        /// The median of the per-process ratios.
+        value: f64,
+        /// The smallest ratio over processes and twin swaps.
+        lo: f64,
+        /// The largest.
+        hi: f64,
+    },
+    /// The difference is printable but the ratio is too close to 1× for a bound that clears
+    /// [`TRANSFER_MARGIN`]: the figure is this machine's.
+    ThisMachine {
+        /// The median of the per-process ratios.
+        value: f64,
+        /// The smallest ratio over processes and twin swaps.
+        lo: f64,
+        /// The largest.
+        hi: f64,
+    },
+    /// The difference itself is not printable.
+    NotResolvable {
+        /// Which rule refused it.
+        reason: Reason,
+    },
+}
+
+/// The roundest number at or below `x` (≥ 1): 1, 1.5, 2, 3 or 5 times a power of ten.
+pub fn round_bound(x: f64) -> f64 {
+    const STEPS: [f64; 6] = [1.0, 1.5, 2.0, 3.0, 5.0, 10.0];
+    let decade = 10f64.powi(x.log10().floor() as i32);
+    STEPS
+        .iter()
+        .map(|s| s * decade)
+        .filter(|c| *c <= x * (1.0 + 1e-12))
+        .fold(decade, f64::max)
+}
+
+/// `a / b` as a bound for other machines, with `margin` (the course uses [`TRANSFER_MARGIN`]).
+///
+/// # Panics
+/// If `a` and `b` were not measured in the same number of processes.
+pub fn bound(a: &Figures, b: &Figures, margin: f64) -> BoundVerdict {
+    if let Verdict::NotResolvable { reason, .. } = difference(a, b) {
+        return BoundVerdict::NotResolvable { reason };
+    }
+    let value = median(
+        &a.per_process
+            .iter()
+            .zip(&b.per_process)
+            .map(|(x, y)| x.original_ns / y.original_ns)
+            .collect::<Vec<_>>(),
+    );
+    let (lo, hi) = a
+        .per_process
+        .iter()
+        .zip(&b.per_process)
+        .map(|(x, y)| ratio_bounds(*x, *y))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (l, h)| {
+            (lo.min(l), hi.max(h))
+        });
+    if lo / margin >= 1.0 {
+        BoundVerdict::Published {
+            relation: Relation::AtLeast,
+            bound: round_bound(lo / margin),
+            value,
+            lo,
+            hi,
+        }
+    } else if hi * margin <= 1.0 {
+        BoundVerdict::Published {
+            relation: Relation::AtMost,
+            bound: 1.0 / round_bound(1.0 / (hi * margin)),
+            value,
+            lo,
+            hi,
+        }
+    } else {
+        BoundVerdict::ThisMachine { value, lo, hi }
+    }
+}
+
 /// Whether a published ratio's range over processes is wider than its precision (±`precision`
 /// around the ratio: the range's half-width against it), so that the range is printed beside it.
 pub fn shows_range(value: f64, lo: f64, hi: f64, precision: f64) -> bool {
@@ -423,6 +545,58 @@ pub fn agreement<T: PartialEq>(outcomes: Vec<Option<T>>) -> Agreement<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bound is the roundest number the least favourable ratio clears by the margin.
+    #[test]
+    fn a_bound_is_the_roundest_number_cleared_by_the_margin() {
+        assert_eq!(round_bound(2.4), 2.0);
+        assert_eq!(round_bound(9.9), 5.0);
+        assert_eq!(round_bound(10.0), 10.0);
+        assert_eq!(round_bound(1.49), 1.0);
+        assert_eq!(round_bound(760.0), 500.0);
+        let fast = Figures {
+            per_process: vec![pair(1.0, 1.0), pair(1.1, 1.0)],
+        };
+        let slow = Figures {
+            per_process: vec![pair(12.0, 12.1), pair(13.0, 13.0)],
+        };
+        // slow / fast: least favourable 12 / 1.1 = 10.9, cleared by ×4 down to 2.7: at least 2×.
+        match bound(&slow, &fast, 4.0) {
+            BoundVerdict::Published {
+                relation, bound, ..
+            } => assert_eq!((relation, bound), (Relation::AtLeast, 2.0)),
+            other => panic!("{other:?}"),
+        }
+        // fast / slow: at most 1.1 / 12 × 4 = 0.367, the inverse of 2.7: at most 0.5×.
+        match bound(&fast, &slow, 4.0) {
+            BoundVerdict::Published {
+                relation, bound, ..
+            } => assert_eq!((relation, bound), (Relation::AtMost, 0.5)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A ratio too close to 1× for the margin is this machine's figure, not a bound.
+    #[test]
+    fn a_ratio_near_one_is_this_machines_figure() {
+        let a = Figures {
+            per_process: vec![pair(30.0, 30.0), pair(31.0, 31.0)],
+        };
+        let b = Figures {
+            per_process: vec![pair(10.0, 10.0), pair(10.0, 10.1)],
+        };
+        assert!(matches!(
+            bound(&a, &b, 4.0),
+            BoundVerdict::ThisMachine { .. }
+        ));
+        let same = Figures {
+            per_process: vec![pair(10.0, 10.0), pair(10.0, 10.0)],
+        };
+        assert!(matches!(
+            bound(&same, &b, 4.0),
+            BoundVerdict::NotResolvable { .. }
+        ));
+    }
 
     fn pair(original_ns: f64, twin_ns: f64) -> Pair {
         Pair {

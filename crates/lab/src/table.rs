@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::fmt::{format_nanos, round_significant, significant, thousands};
-use crate::publish::{self, Agreement, RatioVerdict};
+use crate::publish::{self, Agreement, BoundVerdict, RatioVerdict};
 
 /// What kind of claim a table makes; it decides how `cargo xtask report --check` treats it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,6 +77,20 @@ pub enum Claim {
         /// The precision it was held to (0.1 = ±10 %); the range is printed when wider.
         precision: f64,
     },
+    /// A ratio as a conclusion for other machines: its bound, and this machine's figures it
+    /// comes from (see [`publish::bound`]).
+    Bound {
+        /// Which side of the bound.
+        relation: publish::Relation,
+        /// The bound.
+        bound: f64,
+        /// The median over processes.
+        value: f64,
+        /// The least ratio over processes and twin swaps.
+        lo: f64,
+        /// The largest.
+        hi: f64,
+    },
     /// A verdict every process reached (`met`, `the pool`, `from N = 16`).
     Verdict {
         /// The verdict, as printed.
@@ -126,6 +140,35 @@ impl Claim {
         }
     }
 
+    /// A timed ratio as a conclusion for other machines: a bound where it clears the margin,
+    /// otherwise this machine's figure (a [`Claim::Ratio`], with no range) or why not.
+    pub fn bound(verdict: BoundVerdict) -> Self {
+        match verdict {
+            BoundVerdict::Published {
+                relation,
+                bound,
+                value,
+                lo,
+                hi,
+            } => Claim::Bound {
+                relation,
+                bound,
+                value,
+                lo,
+                hi,
+            },
+            BoundVerdict::ThisMachine { value, lo, hi } => Claim::Ratio {
+                value,
+                lo,
+                hi,
+                precision: publish::RATIO_PRECISION,
+            },
+            BoundVerdict::NotResolvable { reason } => Claim::Refused {
+                reason: publish::reason_text(reason).to_owned(),
+            },
+        }
+    }
+
     /// A verdict from what every process said.
     pub fn verdict(agreement: Agreement<String>) -> Self {
         match agreement {
@@ -143,9 +186,33 @@ impl Claim {
         }
     }
 
-    /// Whether the claim is printed as a conclusion (a ratio or a verdict all processes share).
+    /// Whether the claim is printed (a ratio, a bound, or a verdict all processes share).
     pub fn is_published(&self) -> bool {
-        matches!(self, Claim::Ratio { .. } | Claim::Verdict { .. })
+        matches!(
+            self,
+            Claim::Ratio { .. } | Claim::Bound { .. } | Claim::Verdict { .. }
+        )
+    }
+
+    /// Whether the claim is a conclusion that should hold on another machine (a verdict or a
+    /// bound); a ratio is this machine's figure.
+    pub fn is_conclusion(&self) -> bool {
+        matches!(self, Claim::Bound { .. } | Claim::Verdict { .. })
+    }
+
+    /// The claim as a machine's figure: a bound shows the ratio it comes from
+    /// (`3.1× (2.8–3.3)`, over processes and twin swaps), anything else as [`Claim::render`].
+    pub fn render_with_figure(&self) -> String {
+        match *self {
+            Claim::Bound { value, lo, hi, .. } => Claim::Ratio {
+                value,
+                lo,
+                hi,
+                precision: publish::RATIO_PRECISION,
+            }
+            .render(),
+            _ => self.render(),
+        }
     }
 
     /// The claim as it appears in a table or a sentence.
@@ -168,6 +235,15 @@ impl Claim {
                 } else {
                     format!("{}×", ratio_number(*value, 2))
                 }
+            }
+            Claim::Bound {
+                relation, bound, ..
+            } => {
+                let side = match relation {
+                    publish::Relation::AtLeast => "at least",
+                    publish::Relation::AtMost => "at most",
+                };
+                format!("{side} {}×", ratio_number(*bound, 2))
             }
             Claim::Verdict { text } => text.replace('|', "\\|"),
             Claim::Varies {
@@ -408,9 +484,13 @@ impl Table {
             for conclusion in &self.conclusions {
                 let _ = writeln!(
                     out,
-                    "- {}: **{}**",
+                    "- {}: **{}**{}",
                     conclusion.claim,
-                    conclusion.result.render()
+                    conclusion.result.render(),
+                    match conclusion.result {
+                        Claim::Ratio { .. } => " (this machine's figure)",
+                        _ => "",
+                    }
                 );
             }
         }

@@ -1,9 +1,9 @@
 //! `cargo xtask verify`: do this book's conclusions hold on my machine?
 //!
 //! Runs every timed experiment fresh, in K processes per allocator as the report does, and
-//! compares each conclusion the committed docs print as published (a ratio with its range, or a
-//! verdict every process reached) with what this machine's processes say (the rule is in
-//! [`crate::data::records`]).
+//! compares each conclusion the committed docs print (a verdict every process reached, or a
+//! bound) with what this machine's processes say, and each figure (a timed ratio) as a factor
+//! (the rules are in [`crate::data::records`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,7 +11,11 @@ use std::fmt::Write as _;
 use lab::report::Snapshot;
 use lab::table::Claim;
 
-use crate::data::records::{self, Checked, MachineRecord, Outcome, claims, compare};
+use lab::fmt::significant;
+
+use crate::data::records::{
+    self, Comparison, MachineRecord, Moved, Outcome, claims, compare_chapter,
+};
 use crate::data::workspace::Workspace;
 use crate::data::{provenance, snapshots};
 use crate::work::render;
@@ -43,31 +47,24 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
     }
     let fresh = run::measure(ws, &selected, &options.common)?;
 
-    let mut checked = Vec::new();
-    let mut not_claims = Vec::new();
-    let mut missing = Vec::new();
+    let mut comparison = Comparison::default();
+    let mut claims_here = BTreeMap::new();
+    let mut sources = BTreeMap::new();
     for chapter in &selected {
-        let (old, new) = (&committed[&chapter.name], &fresh[&chapter.name]);
+        let new = &fresh[&chapter.name];
         let here: BTreeMap<String, Claim> = claims(new).into_iter().collect();
-        for (key, claim) in claims(old) {
-            let fresh_claim = here.get(&key);
-            if fresh_claim.is_none() {
-                missing.push(key.clone());
-            }
-            match compare(&claim, fresh_claim) {
-                Some(outcome) => checked.push(Checked {
-                    key,
-                    committed: claim.render(),
-                    here: fresh_claim.map_or("(not produced)".to_owned(), Claim::render),
-                    outcome,
-                }),
-                None => not_claims.push(format!("{key}: {}", claim.render())),
-            }
-        }
+        compare_chapter(
+            &chapter.name,
+            &committed[&chapter.name],
+            &here,
+            &mut comparison,
+        );
+        sources.insert(chapter.name.clone(), new.environment.sources.clone());
+        claims_here.insert(chapter.name.clone(), here);
     }
 
     let mut out = String::new();
-    for c in &checked {
+    for c in &comparison.conclusions {
         let _ = writeln!(
             out,
             "{}: committed {} · here {} · {}",
@@ -77,20 +74,19 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
             c.outcome.text()
         );
     }
-    if !not_claims.is_empty() {
+    if !comparison.not_claims.is_empty() {
         let _ = writeln!(
             out,
             "\nNot conclusions in the committed docs (not resolvable, or varying between runs there), not counted:"
         );
-        for line in &not_claims {
+        for line in &comparison.not_claims {
             let _ = writeln!(out, "  {line}");
         }
     }
-    let count = |o: Outcome| checked.iter().filter(|c| c.outcome == o).count();
     let (hold, differ, unresolved) = (
-        count(Outcome::Holds),
-        count(Outcome::Differs),
-        count(Outcome::NotResolvableHere),
+        comparison.count(Outcome::Holds),
+        comparison.count(Outcome::Differs),
+        comparison.count(Outcome::NotResolvableHere),
     );
     if options.save {
         let first = &fresh[&selected[0].name];
@@ -100,15 +96,11 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
             allocators: allocators_measured(&fresh),
             processes: options.common.processes,
             quick: options.common.quick,
-            docs_commit: docs_commits(&committed),
-            checked: checked.len(),
-            hold,
-            differ,
-            not_resolvable: unresolved,
-            conclusions: checked.clone(),
+            sources,
+            claims: claims_here,
         };
         let path = records::save(&ws.root, record, options.name.as_deref())?;
-        // Chapter 1's M9 shows the new record.
+        // Chapter 1's M9 and M10 show the new record.
         let (snapshots, _) = snapshots::load_all(ws);
         let errors = render::all(ws, &snapshots, Mode::Write);
         if !errors.is_empty() {
@@ -116,12 +108,14 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
         }
         let _ = writeln!(out, "\nsaved {}", ws.rel(&path));
     }
+    let _ = writeln!(out, "\n{}", figures_line(&comparison.figures));
     let _ = writeln!(
         out,
-        "\nconclusions: {} checked, {hold} hold, {differ} differ, {unresolved} not resolvable here",
-        checked.len()
+        "conclusions: {} checked, {hold} hold, {differ} differ, {unresolved} not resolvable here",
+        comparison.conclusions.len()
     );
     print!("{out}");
+    let missing = &comparison.missing;
     if !missing.is_empty() {
         return Err(format!(
             "this run did not produce {} of the committed conclusions (the experiments changed since the docs were made):\n  {}",
@@ -137,6 +131,28 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// The figures' line: how far this machine's figures are from the committed ones.
+fn figures_line(figures: &[Moved]) -> String {
+    if figures.is_empty() {
+        return "figures: none compared".to_owned();
+    }
+    let mut factors: Vec<f64> = figures.iter().map(Moved::either_way).collect();
+    factors.sort_by(f64::total_cmp);
+    let largest = figures
+        .iter()
+        .max_by(|a, b| a.either_way().total_cmp(&b.either_way()))
+        .expect("not empty");
+    format!(
+        "figures: {} compared, this machine's against the committed (either way): median ×{}, max ×{} ({}: committed {} · here {})",
+        figures.len(),
+        significant(lab::publish::median(&factors), 3),
+        significant(largest.either_way(), 3),
+        largest.key,
+        significant(largest.committed, 3),
+        significant(largest.here, 3)
+    )
+}
+
 /// Every allocator the fresh run measured under, with its version, in allocator order.
 fn allocators_measured(fresh: &BTreeMap<String, Snapshot>) -> Vec<String> {
     let mut groups: Vec<(lab::protocol::Allocator, &str)> = fresh
@@ -150,15 +166,4 @@ fn allocators_measured(fresh: &BTreeMap<String, Snapshot>) -> Vec<String> {
         .into_iter()
         .map(|(_, label)| label.to_owned())
         .collect()
-}
-
-/// The commits of the snapshots compared, each once (chapters may be regenerated apart).
-fn docs_commits(committed: &BTreeMap<String, Snapshot>) -> String {
-    let mut commits: Vec<&str> = committed
-        .values()
-        .map(|s| s.environment.commit.as_str())
-        .collect();
-    commits.sort_unstable();
-    commits.dedup();
-    commits.join(", ")
 }

@@ -40,6 +40,45 @@ fn changed(ws: &Workspace, chapter: &Chapter, args: &[&str]) -> Result<Vec<Strin
         .collect())
 }
 
+/// A fingerprint of what the chapter's binaries compile from at `rev`: git's hash of the list of
+/// those files with their blob hashes (12 hex digits). Equal fingerprints, equal code.
+pub fn fingerprint(ws: &Workspace, chapter: &Chapter, rev: &str) -> Result<String, String> {
+    let tree = git(ws, &["ls-tree", "-r", rev])?;
+    let mut list = String::new();
+    for line in tree.lines() {
+        // `<mode> <type> <hash>\t<path>`
+        let Some((meta, path)) = line.split_once('\t') else {
+            continue;
+        };
+        if chapter.compiles_from(path) {
+            let hash = meta.rsplit(' ').next().unwrap_or_default();
+            list.push_str(&format!("{hash} {path}\n"));
+        }
+    }
+    let mut child = Command::new("git")
+        .current_dir(&ws.root)
+        .args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot run git: {err}"))?;
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().ok_or("git hash-object: no stdin")?;
+        stdin
+            .write_all(list.as_bytes())
+            .map_err(|err| format!("git hash-object: {err}"))?;
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|err| format!("git hash-object: {err}"))?;
+    let hash = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if !output.status.success() || hash.len() < 12 {
+        return Err("`git hash-object --stdin` failed".to_owned());
+    }
+    Ok(hash[..12].to_owned())
+}
+
 /// The chapter's sources with uncommitted changes: modified, staged or untracked.
 pub fn uncommitted(ws: &Workspace, chapter: &Chapter) -> Result<Vec<String>, String> {
     let mut files = changed(ws, chapter, &["diff", "--name-only", "HEAD"])?;

@@ -1,13 +1,23 @@
-//! Conclusions and machine records: every timed claim a snapshot prints, how one compares with
-//! another machine's, and the saved `verify` runs under `docs/data/machines/` (M9).
+//! Figures, conclusions and machine records: every timed claim a snapshot prints, how one
+//! compares with another machine's, and the saved `verify` runs under `docs/data/machines/`
+//! (M9, M10).
+//!
+//! A timed ratio is this machine's **figure**: another machine's is compared with it as a factor
+//! (`×1.9`), never as holding or not. A **conclusion** is a verdict or a bound, the claims made at
+//! the precision that transfers between machines:
 //!
 //! - a verdict **holds** when every process here reached the same one, **differs** when every
 //!   process here reached another, and is **not resolvable here** otherwise;
-//! - a ratio **holds** when its range here overlaps the printed range widened by the ratio's
-//!   precision (±10 %), **differs** when it is printed here but the ranges do not overlap, and
-//!   is **not resolvable here** when the publish rule refuses it here.
+//! - a bound (`at least 3×`) **holds** when this machine's least favourable ratio (over its
+//!   processes) is on the bound's side, **differs** when even its most favourable one is not,
+//!   and is **not resolvable here** otherwise.
 //!
-//! A committed *not resolvable* or *varies between runs* is not a claim: it is listed apart.
+//! A committed *not resolvable* or *varies between runs* is neither: it is listed apart.
+//!
+//! A machine record keeps every claim its machine printed, per chapter, with the fingerprint of
+//! the code that chapter's binaries compiled from ([`lab::env::Environment::sources`]); it is
+//! compared with the committed docs of every chapter whose snapshot has the same fingerprint, so
+//! a regeneration that leaves a chapter's code alone leaves its records valid.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,14 +33,21 @@ use crate::Mode;
 use crate::data::files::ensure_file_contents;
 use crate::data::workspace::rel;
 
-/// The tests that pin M9, which xtask itself renders.
+/// The tests that pin M9 and M10, which xtask itself renders.
 pub const M9_PINS: &[&str] = &[
-    "xtask/src/data/records.rs::a_ratio_holds_when_the_ranges_overlap",
+    "xtask/src/data/records.rs::a_bound_holds_when_every_process_clears_it",
     "xtask/src/data/records.rs::a_verdict_holds_only_when_it_is_the_same",
+    "xtask/src/data/records.rs::a_record_stays_valid_across_a_regeneration_of_the_same_code",
     "xtask/src/work/render.rs::m9_lists_every_conclusion_that_differed",
 ];
 
-/// What one conclusion came to on this machine.
+/// The tests that pin M10.
+pub const M10_PINS: &[&str] = &[
+    "xtask/src/data/records.rs::a_figure_is_compared_as_a_factor",
+    "xtask/src/data/records.rs::the_transfer_margin_covers_every_recorded_figure",
+];
+
+/// What one conclusion came to on a machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -49,19 +66,6 @@ impl Outcome {
     }
 }
 
-/// One conclusion, as committed and as measured here.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Checked {
-    /// Where it is printed: `table · row · column`, or `table · claim`.
-    pub key: String,
-    /// The committed docs' figure or verdict.
-    pub committed: String,
-    /// This machine's.
-    pub here: String,
-    /// What that means.
-    pub outcome: Outcome,
-}
-
 /// A saved run of `verify`: `docs/data/machines/<name>.json`, one row of M9.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineRecord {
@@ -75,18 +79,90 @@ pub struct MachineRecord {
     pub processes: usize,
     /// Whether the run used `--quick` settings.
     pub quick: bool,
-    /// The commit of the snapshots it was compared with.
-    pub docs_commit: String,
-    /// Conclusions compared.
-    pub checked: usize,
-    /// Of those, how many held.
-    pub hold: usize,
-    /// How many differed.
-    pub differ: usize,
-    /// How many could not be resolved on this machine.
-    pub not_resolvable: usize,
-    /// Every conclusion.
+    /// Per chapter measured, the fingerprint of the code its binaries compiled from (empty:
+    /// uncommitted changes, valid for no committed docs).
+    pub sources: BTreeMap<String, String>,
+    /// Per chapter, every timed claim this machine printed, keyed as [`claims`] keys them.
+    pub claims: BTreeMap<String, BTreeMap<String, Claim>>,
+}
+
+/// One committed conclusion compared with one machine's claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The chapter.
+    pub chapter: String,
+    /// Where it is printed: `table · row · column`, or `table · claim`.
+    pub key: String,
+    /// The committed docs' verdict or bound.
+    pub committed: String,
+    /// The machine's.
+    pub here: String,
+    /// What that means.
+    pub outcome: Outcome,
+}
+
+/// One committed figure against one machine's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moved {
+    /// The chapter.
+    pub chapter: String,
+    /// Where it is printed.
+    pub key: String,
+    /// The committed figure.
+    pub committed: f64,
+    /// The machine's.
+    pub here: f64,
+}
+
+impl Moved {
+    /// The machine's figure over the committed one.
+    pub fn factor(&self) -> f64 {
+        self.here / self.committed
+    }
+
+    /// How far the figure moved toward 1× (≥ 1; 1 when it moved away): what a bound has to
+    /// survive.
+    pub fn toward_one(&self) -> f64 {
+        let f = if self.committed >= 1.0 {
+            self.committed / self.here
+        } else {
+            self.here / self.committed
+        };
+        f.max(1.0)
+    }
+
+    /// How far it moved either way (≥ 1).
+    pub fn either_way(&self) -> f64 {
+        let f = self.factor();
+        f.max(1.0 / f)
+    }
+}
+
+/// A machine's claims compared with the committed docs of the chapters it is valid for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Comparison {
+    /// The chapters compared (the record's fingerprint is the snapshot's).
+    pub chapters: Vec<String>,
+    /// The chapters the record measured other code for.
+    pub stale: Vec<String>,
+    /// Every committed conclusion of those chapters.
     pub conclusions: Vec<Checked>,
+    /// Every committed figure the machine also printed.
+    pub figures: Vec<Moved>,
+    /// Committed conclusions the machine did not print at all.
+    pub missing: Vec<String>,
+    /// Committed claims that are not conclusions (not resolvable, varying): not counted.
+    pub not_claims: Vec<String>,
+}
+
+impl Comparison {
+    /// How many conclusions came to `outcome`.
+    pub fn count(&self, outcome: Outcome) -> usize {
+        self.conclusions
+            .iter()
+            .filter(|c| c.outcome == outcome)
+            .count()
+    }
 }
 
 /// Every timed claim a snapshot prints, keyed by where it is printed.
@@ -120,10 +196,20 @@ pub fn claims(snapshot: &Snapshot) -> Vec<(String, Claim)> {
     found
 }
 
-/// Compares one committed claim with this machine's (`None`: not produced here).
-/// `None` back: the committed claim is not a published conclusion.
+/// The ratio a claim comes from, as (median, least, largest), if it has one.
+fn ratio_of(claim: &Claim) -> Option<(f64, f64, f64)> {
+    match *claim {
+        Claim::Ratio { value, lo, hi, .. } | Claim::Bound { value, lo, hi, .. } => {
+            Some((value, lo, hi))
+        }
+        _ => None,
+    }
+}
+
+/// Compares one committed conclusion with a machine's claim (`None`: not produced there).
+/// `None` back: the committed claim is not a conclusion (a figure, or not resolvable).
 pub fn compare(committed: &Claim, here: Option<&Claim>) -> Option<Outcome> {
-    if !committed.is_published() {
+    if !committed.is_conclusion() {
         return None;
     }
     let Some(here) = here else {
@@ -138,24 +224,95 @@ pub fn compare(committed: &Claim, here: Option<&Claim>) -> Option<Outcome> {
             }
         }
         (
-            Claim::Ratio {
-                lo, hi, precision, ..
+            Claim::Bound {
+                relation, bound, ..
             },
-            Claim::Ratio {
-                lo: here_lo,
-                hi: here_hi,
-                ..
-            },
-        ) => {
-            let widen = 1.0 + precision;
-            if lo / widen <= *here_hi && *here_lo <= hi * widen {
-                Outcome::Holds
-            } else {
-                Outcome::Differs
+            here,
+        ) => match ratio_of(here) {
+            Some((_, lo, hi)) => {
+                let (worst, best) = match relation {
+                    lab::publish::Relation::AtLeast => (lo, hi),
+                    lab::publish::Relation::AtMost => (hi, lo),
+                };
+                if relation.holds(worst, *bound) {
+                    Outcome::Holds
+                } else if !relation.holds(best, *bound) {
+                    Outcome::Differs
+                } else {
+                    Outcome::NotResolvableHere
+                }
             }
-        }
+            None => Outcome::NotResolvableHere,
+        },
         _ => Outcome::NotResolvableHere,
     })
+}
+
+/// A committed figure against a machine's (`None`: either has no ratio).
+pub fn moved(committed: &Claim, here: Option<&Claim>) -> Option<(f64, f64)> {
+    let (a, _, _) = ratio_of(committed)?;
+    let (b, _, _) = ratio_of(here?)?;
+    (a > 0.0 && b > 0.0).then_some((a, b))
+}
+
+/// Compares the claims a machine printed for `chapter` with the chapter's committed snapshot.
+pub fn compare_chapter(
+    chapter: &str,
+    committed: &Snapshot,
+    here: &BTreeMap<String, Claim>,
+    out: &mut Comparison,
+) {
+    out.chapters.push(chapter.to_owned());
+    for (key, claim) in claims(committed) {
+        let theirs = here.get(&key);
+        if let Some((a, b)) = moved(&claim, theirs) {
+            out.figures.push(Moved {
+                chapter: chapter.to_owned(),
+                key: key.clone(),
+                committed: a,
+                here: b,
+            });
+        }
+        match compare(&claim, theirs) {
+            Some(outcome) => {
+                if theirs.is_none() {
+                    out.missing.push(key.clone());
+                }
+                out.conclusions.push(Checked {
+                    chapter: chapter.to_owned(),
+                    key,
+                    committed: claim.render(),
+                    here: theirs.map_or("(not produced)".to_owned(), Claim::render_with_figure),
+                    outcome,
+                });
+            }
+            None if !claim.is_published() => {
+                out.not_claims.push(format!("{key}: {}", claim.render()));
+            }
+            None => {}
+        }
+    }
+}
+
+/// A record compared with the committed snapshots of the chapters it is valid for.
+pub fn compare_record(
+    record: &MachineRecord,
+    committed: &BTreeMap<String, Snapshot>,
+) -> Comparison {
+    let mut out = Comparison::default();
+    for (chapter, snapshot) in committed {
+        let (Some(fingerprint), Some(here)) =
+            (record.sources.get(chapter), record.claims.get(chapter))
+        else {
+            continue;
+        };
+        if fingerprint.is_empty() || *fingerprint != snapshot.environment.sources {
+            out.stale.push(chapter.clone());
+            continue;
+        }
+        compare_chapter(chapter, snapshot, here, &mut out);
+    }
+    out
 }
 
 /// The directory of machine records.
@@ -229,6 +386,7 @@ pub fn save(root: &Path, mut record: MachineRecord, name: Option<&str>) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lab::publish::Relation;
 
     fn ratio(lo: f64, hi: f64) -> Claim {
         Claim::Ratio {
@@ -239,41 +397,82 @@ mod tests {
         }
     }
 
+    fn at_least(bound: f64) -> Claim {
+        Claim::Bound {
+            relation: Relation::AtLeast,
+            bound,
+            value: bound * 5.0,
+            lo: bound * 4.0,
+            hi: bound * 6.0,
+        }
+    }
+
     fn verdict(text: &str) -> Claim {
         Claim::Verdict {
             text: text.to_owned(),
         }
     }
 
-    /// M9: a ratio conclusion holds when this machine's range meets the printed one, each
-    /// widened by the precision.
+    /// A bound holds when this machine's least favourable ratio clears it, differs when even its
+    /// most favourable one does not; a figure is neither.
     #[test]
-    fn a_ratio_holds_when_the_ranges_overlap() {
+    fn a_bound_holds_when_every_process_clears_it() {
         assert_eq!(
-            compare(&ratio(2.3, 3.7), Some(&ratio(3.5, 4.0))),
-            Some(Outcome::Holds)
-        );
-        // Just inside the widened range (3.0 / 1.1 = 2.73), and just outside.
-        assert_eq!(
-            compare(&ratio(3.0, 3.0), Some(&ratio(2.75, 2.75))),
+            compare(&at_least(2.0), Some(&ratio(2.1, 3.0))),
             Some(Outcome::Holds)
         );
         assert_eq!(
-            compare(&ratio(3.0, 3.0), Some(&ratio(2.70, 2.70))),
-            Some(Outcome::Differs)
-        );
-        // 3.66× printed, 2.31× here: 3.66 / 1.1 = 3.33 > 2.31.
-        assert_eq!(
-            compare(&ratio(3.66, 3.66), Some(&ratio(2.31, 2.31))),
+            compare(&at_least(2.0), Some(&ratio(0.5, 1.5))),
             Some(Outcome::Differs)
         );
         assert_eq!(
-            compare(&ratio(3.0, 3.0), Some(&Claim::NotResolvable)),
+            compare(&at_least(2.0), Some(&ratio(1.8, 2.2))),
             Some(Outcome::NotResolvableHere)
         );
+        let at_most = Claim::Bound {
+            relation: Relation::AtMost,
+            bound: 0.5,
+            value: 0.1,
+            lo: 0.09,
+            hi: 0.11,
+        };
+        assert_eq!(
+            compare(&at_most, Some(&ratio(0.2, 0.4))),
+            Some(Outcome::Holds)
+        );
+        assert_eq!(
+            compare(&at_most, Some(&ratio(0.6, 0.7))),
+            Some(Outcome::Differs)
+        );
+        assert_eq!(
+            compare(&at_least(2.0), Some(&Claim::NotResolvable)),
+            Some(Outcome::NotResolvableHere)
+        );
+        // A ratio is this machine's figure: compared as a factor, never as holding.
+        assert_eq!(compare(&ratio(3.0, 3.0), Some(&ratio(9.0, 9.0))), None);
     }
 
-    /// M9: a verdict holds only when this machine reached the same one in every process.
+    /// A figure moved by a factor; toward 1× is what a bound must survive.
+    #[test]
+    fn a_figure_is_compared_as_a_factor() {
+        assert_eq!(
+            moved(&ratio(3.0, 3.0), Some(&ratio(6.0, 6.0))),
+            Some((3.0, 6.0))
+        );
+        assert_eq!(moved(&ratio(3.0, 3.0), Some(&verdict("met"))), None);
+        let m = |committed, here| Moved {
+            chapter: String::new(),
+            key: String::new(),
+            committed,
+            here,
+        };
+        assert_eq!(m(12.0, 6.0).toward_one(), 2.0);
+        assert_eq!(m(12.0, 24.0).toward_one(), 1.0);
+        assert_eq!(m(0.1, 0.2).toward_one(), 2.0);
+        assert_eq!(m(0.1, 0.05).either_way(), 2.0);
+    }
+
+    /// A verdict holds only when this machine reached the same one in every process.
     #[test]
     fn a_verdict_holds_only_when_it_is_the_same() {
         assert_eq!(
@@ -315,6 +514,92 @@ mod tests {
             ),
             None
         );
+    }
+
+    fn snapshot(sources: &str, commit: &str, claim: Claim) -> Snapshot {
+        let mut table = lab::Table::new("T1", Kind::Time, "t", &["x"]);
+        table.conclude("a is faster", claim);
+        let mut environment = Environment::collect("test allocator".to_owned());
+        environment.sources = sources.to_owned();
+        environment.commit = commit.to_owned();
+        Snapshot {
+            chapter: "c".to_owned(),
+            environment,
+            quick: false,
+            duration_s: 0.0,
+            processes: vec![],
+            experiments: vec![],
+            sources: vec![],
+            tables: vec![table],
+            twins: vec![],
+        }
+    }
+
+    /// A record saved before a regeneration that did not change a chapter's code is still
+    /// compared with that chapter's new snapshot (same fingerprint, another commit); a record of
+    /// other code is not.
+    #[test]
+    fn a_record_stays_valid_across_a_regeneration_of_the_same_code() {
+        let record = MachineRecord {
+            name: "m".to_owned(),
+            environment: Environment::collect("test allocator".to_owned()),
+            allocators: vec![],
+            processes: 3,
+            quick: false,
+            sources: BTreeMap::from([
+                ("pool".to_owned(), "aaaa".to_owned()),
+                ("arena".to_owned(), "bbbb".to_owned()),
+            ]),
+            claims: BTreeMap::from([
+                (
+                    "pool".to_owned(),
+                    BTreeMap::from([("T1 · a is faster".to_owned(), verdict("a"))]),
+                ),
+                (
+                    "arena".to_owned(),
+                    BTreeMap::from([("T1 · a is faster".to_owned(), verdict("a"))]),
+                ),
+            ]),
+        };
+        let committed = BTreeMap::from([
+            // Regenerated at a later commit, same code.
+            (
+                "pool".to_owned(),
+                snapshot("aaaa", "222222222222", verdict("a")),
+            ),
+            // Its code changed since the record.
+            (
+                "arena".to_owned(),
+                snapshot("cccc", "222222222222", verdict("a")),
+            ),
+        ]);
+        let c = compare_record(&record, &committed);
+        assert_eq!(c.chapters, ["pool"]);
+        assert_eq!(c.stale, ["arena"]);
+        assert_eq!(c.count(Outcome::Holds), 1);
+    }
+
+    /// The margin every bound is printed with (`lab::publish::TRANSFER_MARGIN`) covers every
+    /// move toward 1× of a committed figure on every recorded machine: a record that moves one
+    /// further fails here, and the margin must be raised (and the docs regenerated).
+    #[test]
+    fn the_transfer_margin_covers_every_recorded_figure() {
+        let ws = crate::data::workspace::Workspace::load().unwrap();
+        let (committed, _) = crate::data::snapshots::load_all(&ws);
+        for record in machine_records(&ws.root).unwrap() {
+            for m in compare_record(&record, &committed).figures {
+                assert!(
+                    m.toward_one() <= lab::publish::TRANSFER_MARGIN,
+                    "{}: {} moved from {} to {} on {} (×{:.2} toward 1×)",
+                    m.chapter,
+                    m.key,
+                    m.committed,
+                    m.here,
+                    record.name,
+                    m.toward_one()
+                );
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use lab::{Cell, Kind, Table};
 
 use crate::data::files::ensure_file_contents;
 use crate::data::markers;
-use crate::data::records::{self, M9_PINS, MachineRecord, Outcome};
+use crate::data::records::{self, Comparison, M9_PINS, M10_PINS, MachineRecord, Outcome};
 use crate::data::workspace::{Chapter, Workspace};
 use crate::{Mode, REGENERATE};
 
@@ -57,7 +57,8 @@ fn doc(
     let new = markers::replace(&file, &text, |id| match id {
         "M2" => Ok(environment(own)),
         "twin-summary" => Ok(noise_summary(all)),
-        "M9" => Ok(machines_table(machines)),
+        "M9" => Ok(machines_table(machines, all)),
+        "M10" => Ok(moved_table(machines, all)),
         "protocol" => Ok(protocol(own)),
         "sources" => Ok(sources(own)),
         _ => {
@@ -77,7 +78,7 @@ fn doc(
         .collect();
     let mut required: Vec<&str> = vec!["M2"];
     if chapter.name == "lab" {
-        required.extend(["twin-summary", "M9"]);
+        required.extend(["twin-summary", "M9", "M10"]);
     }
     if own.tables.iter().any(|t| t.kind == Kind::Time) {
         required.push("protocol");
@@ -300,18 +301,29 @@ fn noise_summary(all: &BTreeMap<String, Snapshot>) -> String {
     )
 }
 
+/// Every record compared with the committed snapshots it is valid for, in record order.
+fn comparisons<'r>(
+    records: &'r [MachineRecord],
+    snapshots: &BTreeMap<String, Snapshot>,
+) -> Vec<(&'r MachineRecord, Comparison)> {
+    records
+        .iter()
+        .map(|r| (r, records::compare_record(r, snapshots)))
+        .collect()
+}
+
 /// The conclusions that differed on some machine, each with both figures: a reader who
 /// finds a "differs" in M9 sees which sentence of the book it is about.
-fn differed(records: &[MachineRecord]) -> String {
+fn differed(compared: &[(&MachineRecord, Comparison)]) -> String {
     let mut out = String::new();
-    for record in records {
-        for checked in record
+    for (record, comparison) in compared {
+        for checked in comparison
             .conclusions
             .iter()
             .filter(|c| c.outcome == Outcome::Differs)
         {
             if out.is_empty() {
-                out.push_str("\nConclusions that differed on a machine (as printed in the docs it checked · as measured there):\n\n");
+                out.push_str("\nConclusions that differed on a machine (as printed here · as measured there):\n\n");
             }
             let _ = writeln!(
                 out,
@@ -323,58 +335,179 @@ fn differed(records: &[MachineRecord]) -> String {
     out
 }
 
+/// Per committed conclusion: on how many recorded machines it was checked, held, differed.
+fn per_conclusion(compared: &[(&MachineRecord, Comparison)]) -> String {
+    let mut tally: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    let mut cpus: Vec<&str> = Vec::new();
+    for (record, comparison) in compared {
+        if !comparison.chapters.is_empty() && !cpus.contains(&record.environment.cpu.as_str()) {
+            cpus.push(&record.environment.cpu);
+        }
+        for c in &comparison.conclusions {
+            let t = tally.entry(c.key.as_str()).or_default();
+            match c.outcome {
+                Outcome::Holds => t.0 += 1,
+                Outcome::Differs => t.1 += 1,
+                Outcome::NotResolvableHere => t.2 += 1,
+            }
+        }
+    }
+    if tally.is_empty() {
+        return String::new();
+    }
+    let everywhere = tally.values().filter(|t| t.1 == 0 && t.2 == 0).count();
+    let differed = tally.values().filter(|t| t.1 > 0).count();
+    let unresolved = tally.values().filter(|t| t.1 == 0 && t.2 > 0).count();
+    let most = tally.values().map(|t| t.0 + t.1 + t.2).max().unwrap_or(0);
+    format!(
+        "\nPer conclusion, over the records valid for its chapter (CPU models: {}; each conclusion checked on up to {most}): {everywhere} of {} held on every machine that checked them, {differed} differed on at least one, {unresolved} were not resolvable on at least one and differed on none.\n",
+        cpus.join(", "),
+        tally.len()
+    )
+}
+
 /// M9: where the book's conclusions were checked, and every conclusion that differed there.
-fn machines_table(records: &[MachineRecord]) -> String {
+fn machines_table(records: &[MachineRecord], snapshots: &BTreeMap<String, Snapshot>) -> String {
+    let compared = comparisons(records, snapshots);
     let mut table = lab::table::Columns::new()
-        .col("record", |r: &MachineRecord| {
+        .col("record", |(r, _): &(&MachineRecord, Comparison)| {
             Cell::text(format!("`{}`", r.name))
         })
-        .col("date", |r: &MachineRecord| Cell::text(&r.environment.date))
-        .col("CPU", |r: &MachineRecord| {
+        .col("date", |(r, _): &(&MachineRecord, Comparison)| {
+            Cell::text(&r.environment.date)
+        })
+        .col("CPU", |(r, _): &(&MachineRecord, Comparison)| {
             Cell::text(format!(
                 "{} ({} cores)",
                 r.environment.cpu, r.environment.logical_cores
             ))
         })
-        .col("toolchain", |r: &MachineRecord| {
-            Cell::text(&r.environment.rustc)
+        .col("measured", |(r, _): &(&MachineRecord, Comparison)| {
+            Cell::text(format!(
+                "{} processes under {}",
+                r.processes,
+                r.allocators.join("; ")
+            ))
         })
-        .col("allocators", |r: &MachineRecord| {
-            Cell::text(r.allocators.join("; "))
-        })
-        .col("processes", |r: &MachineRecord| Cell::count(r.processes))
-        .col("docs checked (commit)", |r: &MachineRecord| {
-            Cell::text(format!("`{}`", r.docs_commit))
-        })
-        .col("conclusions checked", |r: &MachineRecord| {
-            Cell::count(r.checked)
-        })
-        .col("hold", |r: &MachineRecord| Cell::count(r.hold))
-        .col("differ", |r: &MachineRecord| Cell::count(r.differ))
-        .col("not resolvable there", |r: &MachineRecord| {
-            Cell::count(r.not_resolvable)
-        })
+        .col(
+            "chapters of these docs' code",
+            |(_, c): &(&MachineRecord, Comparison)| {
+                Cell::text(if c.chapters.is_empty() {
+                    "none (older code)".to_owned()
+                } else {
+                    c.chapters.join(", ")
+                })
+            },
+        )
+        .col(
+            "conclusions: hold · differ · not resolvable",
+            |(_, c): &(&MachineRecord, Comparison)| {
+                Cell::text(format!(
+                    "{} · {} · {}",
+                    c.count(Outcome::Holds),
+                    c.count(Outcome::Differs),
+                    c.count(Outcome::NotResolvableHere)
+                ))
+            },
+        )
         .table(
             "M9",
             Kind::Fact,
             "Where these conclusions were checked (`cargo xtask verify --save`)",
-            records,
+            &compared,
         );
-    table.note("Each row is one run of `cargo xtask verify`: every timed experiment measured afresh in independent processes and every conclusion the docs print compared with that machine's. A conclusion *holds* when every process there reached the same verdict, or a ratio range overlapping the printed one widened by ±10 %; it *differs* when every process there reached another verdict, or a printed ratio outside that range; otherwise it is *not resolvable there*.");
+    table.note("Each row is one run of `cargo xtask verify`: every timed experiment measured afresh in independent processes, and every conclusion of a chapter compared with that machine's where the record measured the same code as the chapter's snapshot (a fingerprint of the files its binaries compile from), so a record stays valid while its chapter's code does. A verdict *holds* when every process there reached it, a bound when every process there cleared it; it *differs* when every process there reached another verdict, or none cleared the bound; otherwise it is *not resolvable there*. Timed ratios are figures, not conclusions: M10 shows how far they moved.");
     let shown = if records.is_empty() {
         "**M9 — Where these conclusions were checked (`cargo xtask verify --save`)**\n\n\
          No machine record yet: run `cargo xtask verify --save` and commit `docs/data/machines/`.\n"
             .to_string()
     } else {
-        table.to_markdown() + &differed(records)
+        table.to_markdown() + &per_conclusion(&compared) + &differed(&compared)
     };
-    let pins: Vec<String> = M9_PINS
+    with_pins(shown, M9_PINS)
+}
+
+/// The part of the machine a figure of a table depends on most, for M10.
+fn depends_on(table: &str) -> &'static str {
+    let id = table.split(' ').next().unwrap_or_default();
+    match id {
+        "P10-hit" | "S1" | "S1-baselines" | "S3" | "S3-baselines" | "S3-heap" | "S5" | "S7"
+        | "S7-dilution" | "S12-time" | "X1-stack" => {
+            "zeroing and copying: `memset` and `rep stosb` speed, cache sizes"
+        }
+        "P9-time" | "P10" | "P10-mimalloc" | "X1-pool" => {
+            "fresh memory: page faults, the allocator's paths for large blocks"
+        }
+        "P12" | "P13" => "threads: cores, atomics and locks",
+        "A1" | "A1-reuse" | "A1-rank" | "A6" | "X1-arena" => {
+            "many small allocations: the allocator's fast path, caches"
+        }
+        "R2" | "R5" | "X1-receipt" => "parsing and formatting: branches, instruction throughput",
+        _ => "the timing loop: clock frequency, the timer",
+    }
+}
+
+/// M10: the figures that moved most between the committed docs and a recorded machine, and
+/// the margin every bound is printed with.
+fn moved_table(records: &[MachineRecord], snapshots: &BTreeMap<String, Snapshot>) -> String {
+    const SHOWN: usize = 8;
+    let compared = comparisons(records, snapshots);
+    let mut moved: Vec<(&MachineRecord, &records::Moved)> = compared
+        .iter()
+        .flat_map(|(r, c)| c.figures.iter().map(move |m| (*r, m)))
+        .collect();
+    let title = "The timed figures that moved most between these docs and a recorded machine";
+    if moved.is_empty() {
+        return with_pins(
+            format!(
+                "**M10 — {title}**\n\nNo machine record of these docs' code yet: run `cargo xtask verify --save` and commit `docs/data/machines/`.\n"
+            ),
+            M10_PINS,
+        );
+    }
+    let toward_one = moved
+        .iter()
+        .map(|(_, m)| m.toward_one())
+        .fold(1.0, f64::max);
+    let count = moved.len();
+    moved.sort_by(|a, b| b.1.either_way().total_cmp(&a.1.either_way()));
+    moved.truncate(SHOWN);
+    let ratio = |r: f64| Cell::Ratio(r).render();
+    let mut table = lab::table::Columns::new()
+        .col("figure", |(_, m): &(&MachineRecord, &records::Moved)| {
+            Cell::text(&m.key)
+        })
+        .col(
+            "depends on",
+            |(_, m): &(&MachineRecord, &records::Moved)| Cell::text(depends_on(&m.key)),
+        )
+        .col("here", |(_, m): &(&MachineRecord, &records::Moved)| {
+            Cell::text(ratio(m.committed))
+        })
+        .col("there", |(r, m): &(&MachineRecord, &records::Moved)| {
+            Cell::text(format!("{} (`{}`)", ratio(m.here), r.name))
+        })
+        .col("factor", |(_, m): &(&MachineRecord, &records::Moved)| {
+            Cell::text(format!("×{}", significant(m.factor(), 2)))
+        })
+        .table("M10", Kind::Fact, title, &moved);
+    table.note(format!(
+        "Of {count} figures compared over every valid record, the {SHOWN} that moved most, either way; \"depends on\" is the part of the machine the table's figures measure. The largest move toward 1× (what could break a bound) was ×{}; every bound in these docs is printed with a margin of ×{} (`lab::publish::TRANSFER_MARGIN`), and a test fails if a record moves a figure toward 1× by more.",
+        significant(toward_one, 2),
+        significant(lab::publish::TRANSFER_MARGIN, 2)
+    ));
+    with_pins(table.to_markdown(), M10_PINS)
+}
+
+/// A generated region's text with its footer: where it comes from and what pins it.
+fn with_pins(shown: String, pins: &[&str]) -> String {
+    let pins: Vec<String> = pins
         .iter()
         .filter_map(|pin| pin.split_once("::"))
         .map(|(file, test)| format!("`{test}` (`{file}`)"))
         .collect();
     format!(
-        "{shown}\n<sub>Generated by `{REGENERATE}` from `docs/data/machines/*.json` · code: `xtask::data::records` · pinned by: {}.</sub>",
+        "{shown}\n<sub>Generated by `{REGENERATE}` from `docs/data/machines/*.json` and the snapshots · code: `xtask::data::records` · pinned by: {}.</sub>",
         pins.join(", ")
     )
 }
@@ -382,59 +515,82 @@ fn machines_table(records: &[MachineRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::records::Checked;
+    use lab::table::Claim;
 
-    fn record(name: &str, outcomes: &[Outcome]) -> MachineRecord {
-        let conclusions: Vec<Checked> = outcomes
-            .iter()
-            .enumerate()
-            .map(|(i, &outcome)| Checked {
-                key: format!("T{i} · row · column"),
-                committed: "2.6×".to_owned(),
-                here: "1.9× (1.5–2.2)".to_owned(),
-                outcome,
-            })
-            .collect();
-        let count = |o: Outcome| outcomes.iter().filter(|&&x| x == o).count();
+    fn verdict(text: &str) -> Claim {
+        Claim::Verdict {
+            text: text.to_owned(),
+        }
+    }
+
+    fn snapshots() -> BTreeMap<String, Snapshot> {
+        let mut table = Table::new("T1", Kind::Time, "t", &["x"]);
+        table.conclude("first", verdict("a"));
+        table.conclude("second", verdict("b"));
+        let mut environment = lab::env::Environment::collect("test allocator".to_owned());
+        environment.sources = "f1".to_owned();
+        BTreeMap::from([(
+            "pool".to_owned(),
+            Snapshot {
+                chapter: "pool".to_owned(),
+                environment,
+                quick: false,
+                duration_s: 0.0,
+                processes: vec![],
+                experiments: vec![],
+                sources: vec![],
+                tables: vec![table],
+                twins: vec![],
+            },
+        )])
+    }
+
+    fn record(name: &str, second: Claim) -> MachineRecord {
         MachineRecord {
             name: name.to_owned(),
             environment: lab::env::Environment::collect("test allocator".to_owned()),
             allocators: vec!["test allocator".to_owned()],
             processes: 3,
             quick: false,
-            docs_commit: "0123456789ab".to_owned(),
-            checked: outcomes.len(),
-            hold: count(Outcome::Holds),
-            differ: count(Outcome::Differs),
-            not_resolvable: count(Outcome::NotResolvableHere),
-            conclusions,
+            sources: BTreeMap::from([("pool".to_owned(), "f1".to_owned())]),
+            claims: BTreeMap::from([(
+                "pool".to_owned(),
+                BTreeMap::from([
+                    ("T1 · first".to_owned(), verdict("a")),
+                    ("T1 · second".to_owned(), second),
+                ]),
+            )]),
         }
     }
 
     /// M9: a reader who sees "1 differ" finds which conclusion, with both figures.
     #[test]
     fn m9_lists_every_conclusion_that_differed() {
-        let records = [
-            record("a", &[Outcome::Holds, Outcome::Differs]),
-            record("b", &[Outcome::Holds, Outcome::NotResolvableHere]),
-        ];
-        let text = machines_table(&records);
+        let records = [record("a", verdict("c")), record("b", Claim::NotResolvable)];
+        let text = machines_table(&records, &snapshots());
         assert!(
             text.contains("| `a` |") && text.contains("| `b` |"),
             "{text}"
         );
+        assert!(text.contains("| 1 · 1 · 0 |"), "{text}");
+        assert!(text.contains("| 1 · 0 · 1 |"), "{text}");
         let listed: Vec<&str> = text.lines().filter(|l| l.starts_with("- `")).collect();
-        assert_eq!(
-            listed,
-            ["- `a` · T1 · row · column: printed 2.6× · there 1.9× (1.5–2.2)"]
+        assert_eq!(listed, ["- `a` · T1 · second: printed b · there c"]);
+        assert!(
+            text.contains("1 of 2 held on every machine that checked them, 1 differed"),
+            "{text}"
         );
     }
 
-    /// M9 without records says how to make one, and shows no empty table.
+    /// M9 and M10 without records say how to make one, and show no empty table.
     #[test]
     fn m9_without_records_shows_no_empty_table() {
-        let text = machines_table(&[]);
-        assert!(text.contains("No machine record yet"), "{text}");
-        assert!(!text.contains("|---"), "{text}");
+        for text in [
+            machines_table(&[], &snapshots()),
+            moved_table(&[], &snapshots()),
+        ] {
+            assert!(text.contains("verify --save"), "{text}");
+            assert!(!text.contains("|---"), "{text}");
+        }
     }
 }

@@ -116,6 +116,11 @@ pub fn run_final(
     let mut snapshot: Snapshot = serde_json::from_slice(&output.stdout)
         .map_err(|err| format!("{name} printed something that is not a snapshot: {err}"))?;
     snapshot.environment.uncommitted = !provenance::uncommitted(ws, chapter)?.is_empty();
+    snapshot.environment.sources = if snapshot.environment.uncommitted {
+        String::new()
+    } else {
+        provenance::fingerprint(ws, chapter, "HEAD")?
+    };
     Ok(snapshot)
 }
 

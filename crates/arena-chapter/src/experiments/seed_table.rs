@@ -253,15 +253,15 @@ fn a1_conclusions(table: &mut Table, m: &Measured) {
     let conclusions = [
         (
             "one `Box` per item / `bumpalo`, one `alloc` per item (the seed's loop / its arena: 3.1×)".to_owned(),
-            m.ratio(boxed, bumped),
+            m.bound(boxed, bumped),
         ),
         (
             "`Vec::push` without reserving / `Vec::with_capacity` then push (the seed: 1.5×, but its reserved loop calls `appendAssumeCapacity`, which skips the capacity check Rust's `push` still makes)".to_owned(),
-            m.ratio(pushed, PUSH_RESERVED.label),
+            m.bound(pushed, PUSH_RESERVED.label),
         ),
         (
             "`Vec::push` without reserving / one allocation collected from an exact-size iterator (no capacity check per node: the closer match for the seed's reserved loop)".to_owned(),
-            m.ratio(pushed, one),
+            m.bound(pushed, one),
         ),
         (
             "create only, the faster of the arena and the free-list pool (the seed: its arena, narrowly)".to_owned(),
@@ -272,22 +272,22 @@ fn a1_conclusions(table: &mut Table, m: &Measured) {
                 "the free-list pool / `typed-arena`, the arena it is built on: one free-list check per object (the seed's pool / its arena: {})",
                 seed_ratio(&POOL_PER_ITEM, &BUMP_PER_ITEM)
             ),
-            m.ratio(pool, typed),
+            m.bound(pool, typed),
         ),
         (
             format!(
                 "`bumpalo`, one `alloc` per item / one allocation (the seed's arena / its one allocation: {})",
                 seed_ratio(&BUMP_PER_ITEM, &ONE_ALLOCATION)
             ),
-            m.ratio(bumped, one),
+            m.bound(bumped, one),
         ),
         (
             "one allocation of nodes / the seed's shape: building, `black_box`-ing and summing 16-byte nodes against appending bare `u64`s".to_owned(),
-            m.ratio(one, U64S_EXTENDED.label),
+            m.bound(one, U64S_EXTENDED.label),
         ),
         (
             "`bumpalo` through `&dyn Allocator` / `bumpalo` inlined: an indirect call per allocation".to_owned(),
-            m.ratio(BUMP_THROUGH_DYN.label, bumped),
+            m.bound(BUMP_THROUGH_DYN.label, bumped),
         ),
     ];
     for (claim, result) in conclusions {
@@ -440,5 +440,14 @@ fn rank_table(m: &Measured, pairs: &[Measured]) -> Table {
         seed_ratio(&POOL_PER_ITEM, &BUMP_PER_ITEM)
     ));
     table.note(SEED_ITALIC);
+    for fix in &FIXES {
+        let run = fix.pair.map_or(m, |way| pair_of(pairs, &way));
+        if let (Some((against, advised)), Some(rank)) = (fix.ratio, fix.rank) {
+            table.conclude(
+                format!("item {rank} under glibc, {}: does the advice pay", fix.here),
+                run.faster_of(advised, "it pays", against, "it does not"),
+            );
+        }
+    }
     table
 }

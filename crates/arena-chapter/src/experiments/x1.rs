@@ -5,7 +5,7 @@
 
 use lab::Table;
 use lab::protocol::Allocator;
-use lab::publish::{self, Agreement, RATIO_PRECISION, Verdict};
+use lab::publish::{self, Agreement, Verdict};
 use lab::report::{Function, Run};
 use lab::table::Claim;
 use lab::timing::{Measured, Technique, allocator_table};
@@ -155,10 +155,11 @@ fn figures(
         .then(|| (ra.expect(a).figures(), rb.expect(b).figures()))
 }
 
-/// `a / b` across two runs, under the publish rule.
+/// `a / b` across two runs, as a conclusion for other machines (a bound, or this machine's
+/// figure).
 fn ratio_across(a: (&Measured, &str), b: (&Measured, &str)) -> Claim {
     figures(a, b).map_or(Claim::NotResolvable, |(fa, fb)| {
-        Claim::ratio(publish::ratio(&fa, &fb, RATIO_PRECISION), RATIO_PRECISION)
+        Claim::bound(publish::bound(&fa, &fb, publish::TRANSFER_MARGIN))
     })
 }
 

@@ -86,6 +86,18 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
     if let Err(reason) = &dev {
         table.note(format!("No dev figures: {reason}."));
     }
+    for name in M6_WORKLOADS {
+        table.conclude(
+            format!("{name}: the dev build / the release build"),
+            dev.as_ref().map_or(Claim::NotResolvable, |d| {
+                Claim::bound(publish::bound(
+                    &d.expect(name).figures(),
+                    &release.expect(name).figures(),
+                    publish::TRANSFER_MARGIN,
+                ))
+            }),
+        );
+    }
     vec![table]
 }
 

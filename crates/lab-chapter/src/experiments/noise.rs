@@ -95,9 +95,13 @@ fn m3_twins_floor_and_rule(run: &Run) -> Vec<Table> {
     );
     m3.plots.push(m3_plot(&interleaved, &sequential));
 
-    let m4 = interleaved.table(
+    let mut m4 = interleaved.table(
         "M4",
         "The floor: what the harness costs, and each method minus it (interleaved run)",
+    );
+    m4.conclude(
+        "the faster of the floor and the unzeroed 2 KiB stack array: reserving 2 KiB of stack, resolvable above the harness or not",
+        interleaved.faster_of(FLOOR, "the floor", UNZEROED, "the unzeroed array"),
     );
     let m5 = m5_publish_rule(&interleaved);
     let m8 = m8_between_processes(&interleaved);
@@ -244,6 +248,10 @@ fn m5_publish_rule(measured: &Measured) -> Table {
         );
     table.note("A difference is printed only if it exceeds, for both methods it is made of, the twin disagreement (the largest of any process) and the between-process spread (largest minus smallest process median), and an absolute floor: 1 % of the larger median, or one instruction's worth of time. The noise column shows the largest of these.");
     table.note("A ratio is printed only if, in addition, it stays within its precision when either twin is swapped in, in every process, and its range over processes does not cross 1×; when that range is wider than the precision it is printed beside the ratio.");
+    table.conclude(
+        "the faster of the zeroed stack array and the heap's `vec![0u8; 2048]`",
+        measured.faster_of(ZEROED, "the zeroed stack array", HEAP, "the heap"),
+    );
     table.note("The \"own twin\" row compares the original with its twin as if they were two methods: the noise it must beat includes the pair's own disagreement, which is at least as large as the difference, so it can never be printed.");
     table
 }
@@ -274,6 +282,12 @@ fn m8_between_processes(measured: &Measured) -> Table {
         .count();
     table.note(measured.protocol_note());
     if k > 1 {
+        table.conclude(
+            "some method's between-process spread is larger than its largest twin disagreement: twins alone would not see it",
+            Claim::Verdict {
+                text: if larger > 0 { "yes" } else { "no" }.to_owned(),
+            },
+        );
         table.note(format!(
             "In this run the between-process spread was larger than the twin disagreement for {larger} of {} methods: twins share a process, so they cannot see what changes from one process to the next.",
             rows.len()

@@ -295,6 +295,16 @@ impl Measured {
         )
     }
 
+    /// `a / b` as a conclusion for other machines: a bound cleared by
+    /// [`publish::TRANSFER_MARGIN`], or this machine's figure where none is.
+    pub fn bound(&self, a: &str, b: &str) -> Claim {
+        Claim::bound(publish::bound(
+            &self.expect(a).figures(),
+            &self.expect(b).figures(),
+            publish::TRANSFER_MARGIN,
+        ))
+    }
+
     /// `a / b` as a cell.
     pub fn ratio_cell(&self, a: &str, b: &str) -> Cell {
         Cell::Claim(self.ratio(a, b))

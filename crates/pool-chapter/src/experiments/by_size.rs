@@ -208,6 +208,11 @@ fn p10_mimalloc(mimalloc: Option<&[BySize]>) -> Table {
             let mut table = columns().table("P10-mimalloc", Kind::Time, title, mm);
             table.note(mm[0].measured.protocol_note());
             table.note(noise_note(mm));
+            let all: Vec<&BySize> = mm.iter().collect();
+            table.conclude(
+                "under mimalloc, the sizes at which a warm rent from the shared pool is faster than a fresh, unzeroed `Vec::with_capacity(n)`",
+                BySize::sizes_where_faster(&all, SHARED, UNZEROED, bytes_label),
+            );
             table
         }
         None => {

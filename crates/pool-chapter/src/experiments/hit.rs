@@ -191,11 +191,11 @@ fn p10_hit(run: &Run) -> Vec<Table> {
     );
     table.conclude(
         "the pool's hit path / an unzeroed stack array (seed 002's .NET pool: 16.0 ns / 4.9 ns, 3.3×, an order of magnitude by its own account)",
-        m.ratio(HIT_POOL, HIT_UNZEROED),
+        m.bound(HIT_POOL, HIT_UNZEROED),
     );
     table.conclude(
         "a zeroed stack array / the pool's hit path (the stack array pays for zeroing 8 KiB)",
-        m.ratio(HIT_ZEROED, HIT_POOL),
+        m.bound(HIT_ZEROED, HIT_POOL),
     );
     m.conclude_under_each(
         &mut table,
@@ -243,11 +243,11 @@ fn p10_hit(run: &Run) -> Vec<Table> {
     );
     table.conclude(
         "the pool's hit path / a fresh, unzeroed `Vec::with_capacity(8192)`",
-        m.ratio(HIT_POOL, HIT_UNZEROED_HEAP),
+        m.bound(HIT_POOL, HIT_UNZEROED_HEAP),
     );
     table.conclude(
         "a fresh, zeroed `vec![0u8; 8192]` / a fresh, unzeroed `Vec::with_capacity(8192)`: what zeroing 8 KiB adds to an allocation",
-        m.ratio(HIT_FRESH, HIT_UNZEROED_HEAP),
+        m.bound(HIT_FRESH, HIT_UNZEROED_HEAP),
     );
     m.conclude_under_each(
         &mut table,

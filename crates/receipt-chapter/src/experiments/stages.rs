@@ -59,7 +59,7 @@ fn r5_where_the_time_goes(run: &Run) -> Vec<Table> {
         table.note(m.instructions_note());
     }
     for (claim, a, b) in RATIOS {
-        table.conclude(claim, m.ratio(a.name(), b.name()));
+        table.conclude(claim, m.bound(a.name(), b.name()));
     }
     table.conclude(
         "the stage that adds the most instructions per line (callgrind's counts are exact: no noise to beat)",

@@ -119,7 +119,7 @@ fn conclude_parts(m: &Measured, table: &mut Table) {
                 allocator.short()
             )
         },
-        |under| under.ratio(NAIVE_REUSE, NAIVE),
+        |under| under.bound(NAIVE_REUSE, NAIVE),
     );
     m.conclude_under_each(
         table,
@@ -129,7 +129,7 @@ fn conclude_parts(m: &Measured, table: &mut Table) {
                 allocator.short()
             )
         },
-        |under| under.ratio(STREAMING, NAIVE_REUSE),
+        |under| under.bound(STREAMING, NAIVE_REUSE),
     );
 }
 

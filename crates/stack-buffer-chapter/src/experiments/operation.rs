@@ -285,6 +285,17 @@ fn copies_table(run: &Run, sizes: &[BySize]) -> Table {
         "the sizes at which the whole operation is faster with the reused `Vec` than with `Stack`",
         faster(Arm::Reused, Arm::STACK),
     );
+    let largest = sizes.last().expect("S7 has sizes");
+    table.conclude(
+        format!(
+            "at the largest order, {}, the faster of the reused `Vec` and `Heap` for the whole operation (a verdict that does not hang on a list of sizes)",
+            items(largest.size)
+        ),
+        largest.measured.verdict(|p| {
+            copies_faster(p, Arm::Reused, Arm::HEAP)
+                .map(|r| if r { "the reused `Vec`" } else { "`Heap`" }.to_owned())
+        }),
+    );
     table
 }
 
@@ -328,14 +339,6 @@ fn dilution_table(sizes: &[BySize]) -> Table {
     table.conclude(
         "the sizes at which the gain dilutes: the whole operation's Stack / Heap ratio is closer to 1× than the touch's, beyond the three copies' spread (the seed: 0.42 → 0.90)",
         per_size(sizes, &dilutes),
-    );
-    table.conclude(
-        "the sizes at which the whole operation is faster with Hybrid than with Pool",
-        per_size(sizes, &|p| copies_faster(p, hybrid, pool)),
-    );
-    table.conclude(
-        "the sizes at which the whole operation is faster with Pool than with Hybrid (S2's proxy for the hybrid, the bare zeroed cap, is never a whole operation)",
-        per_size(sizes, &|p| copies_faster(p, pool, hybrid)),
     );
     table
 }

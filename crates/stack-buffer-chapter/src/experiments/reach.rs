@@ -136,6 +136,16 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
     if mimalloc {
         s1.note("The mimalloc columns are the same runs in processes of `stack-buffer-experiments-mimalloc`: both sides of the ratio ran there. S2 and X1-stack draw the conclusions.");
     }
+    let largest = runs.last().expect("S1 has sizes");
+    s1.conclude(
+        format!(
+            "at the largest size, N = {}, the faster of the warm pool (not zeroed) and the zeroed heap",
+            lab::fmt::thousands(largest.size as u64)
+        ),
+        largest
+            .measured
+            .faster_of(POOL, "the pool", HEAP, "the heap"),
+    );
     s1
 }
 
