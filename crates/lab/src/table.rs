@@ -243,7 +243,7 @@ impl Claim {
                     publish::Relation::AtLeast => "at least",
                     publish::Relation::AtMost => "at most",
                 };
-                format!("{side} {}×", ratio_number(*bound, 2))
+                format!("{side} {}×", bound_number(*bound))
             }
             Claim::Verdict { text } => text.replace('|', "\\|"),
             Claim::Varies {
@@ -271,6 +271,28 @@ fn ratio_number(r: f64, digits: i32) -> String {
         format!("1/{}", thousands(round_significant(1.0 / r, digits) as u64))
     } else {
         significant(r, digits)
+    }
+}
+
+/// A bound's number: a round number as written (`3`, `1.5`, `1,000`), or below 1× a short
+/// decimal (`0.5`) or the inverse of one (`1/300`).
+fn bound_number(b: f64) -> String {
+    let plain = |x: f64| {
+        if x.fract().abs() < 1e-9 {
+            thousands(x.round() as u64)
+        } else {
+            significant(x, 2)
+        }
+    };
+    if b >= 1.0 {
+        plain(b)
+    } else {
+        let inverse = 1.0 / b;
+        if [2.0, 5.0, 10.0].iter().any(|n| (inverse - n).abs() < 1e-6) {
+            format!("{}", (b * 10.0).round() / 10.0)
+        } else {
+            format!("1/{}", plain(round_significant(inverse, 2)))
+        }
     }
 }
 
@@ -589,6 +611,30 @@ impl<'a, R: ?Sized> Columns<'a, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bound prints as the round number it is.
+    #[test]
+    fn a_bound_prints_as_a_round_number() {
+        let b = |relation, bound| {
+            Claim::Bound {
+                relation,
+                bound,
+                value: 1.0,
+                lo: 1.0,
+                hi: 1.0,
+            }
+            .render()
+        };
+        use publish::Relation::{AtLeast, AtMost};
+        assert_eq!(b(AtLeast, 3.0), "at least 3×");
+        assert_eq!(b(AtLeast, 1.5), "at least 1.5×");
+        assert_eq!(b(AtLeast, 2000.0), "at least 2,000×");
+        assert_eq!(b(AtMost, 0.5), "at most 0.5×");
+        assert_eq!(b(AtMost, 0.1), "at most 0.1×");
+        assert_eq!(b(AtMost, 1.0 / 3.0), "at most 1/3×");
+        assert_eq!(b(AtMost, 1.0 / 1.5), "at most 1/1.5×");
+        assert_eq!(b(AtMost, 1.0 / 300.0), "at most 1/300×");
+    }
 
     #[test]
     fn cells_keep_their_unit() {

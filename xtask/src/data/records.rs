@@ -413,7 +413,7 @@ mod tests {
         }
     }
 
-    /// A bound holds when this machine's least favourable ratio clears it, differs when even its
+    /// M9: a bound holds when this machine's least favourable ratio clears it, differs when even its
     /// most favourable one does not; a figure is neither.
     #[test]
     fn a_bound_holds_when_every_process_clears_it() {
@@ -452,7 +452,7 @@ mod tests {
         assert_eq!(compare(&ratio(3.0, 3.0), Some(&ratio(9.0, 9.0))), None);
     }
 
-    /// A figure moved by a factor; toward 1× is what a bound must survive.
+    /// M10: a figure moved by a factor; toward 1× is what a bound must survive.
     #[test]
     fn a_figure_is_compared_as_a_factor() {
         assert_eq!(
@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(m(0.1, 0.05).either_way(), 2.0);
     }
 
-    /// A verdict holds only when this machine reached the same one in every process.
+    /// M9: a verdict holds only when this machine reached the same one in every process.
     #[test]
     fn a_verdict_holds_only_when_it_is_the_same() {
         assert_eq!(
@@ -535,7 +535,7 @@ mod tests {
         }
     }
 
-    /// A record saved before a regeneration that did not change a chapter's code is still
+    /// M9: a record saved before a regeneration that did not change a chapter's code is still
     /// compared with that chapter's new snapshot (same fingerprint, another commit); a record of
     /// other code is not.
     #[test]
@@ -579,7 +579,7 @@ mod tests {
         assert_eq!(c.count(Outcome::Holds), 1);
     }
 
-    /// The margin every bound is printed with (`lab::publish::TRANSFER_MARGIN`) covers every
+    /// M10: the margin every bound is printed with (`lab::publish::TRANSFER_MARGIN`) covers every
     /// move toward 1× of a committed figure on every recorded machine: a record that moves one
     /// further fails here, and the margin must be raised (and the docs regenerated).
     #[test]
