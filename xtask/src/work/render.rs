@@ -239,7 +239,11 @@ fn protocol(snapshot: &Snapshot) -> String {
     }
     out.push_str(".\n");
     out.push_str("A figure is the median over processes of each process's median. A difference is printed only if it beats, for every method in it, the twin disagreement and the between-process spread, and an absolute floor (1 % of the larger figure, or one instruction's worth of time). A ratio is printed only if it also stays within ±10 % under twin swap in every process and its range over processes does not cross 1×; the range is printed beside it when wider than that. A verdict is printed only if every process reached it; otherwise it *varies between runs*.\n");
-    out.push_str("The line under each table says how many rounds and operations per batch it ran; `cargo xtask verify` re-checks every printed conclusion on your machine. Ratios are this machine's figures; a conclusion meant to hold on another machine is a verdict or a bound (`at least 3×`: the least favourable ratio here cleared it by ×4, chapter 1).\n");
+    let _ = writeln!(
+        out,
+        "The line under each table says how many rounds and operations per batch it ran; `cargo xtask verify` re-checks every printed conclusion on your machine. Ratios are this machine's figures; a conclusion meant to hold on another machine is a verdict or a bound (`at least 3×`: the least favourable ratio here cleared it by ×{}, chapter 1).",
+        significant(lab::publish::TRANSFER_MARGIN, 2)
+    );
     out
 }
 
