@@ -64,6 +64,23 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
     }
 
     let mut out = String::new();
+    if !comparison.figures.is_empty() {
+        let _ = writeln!(
+            out,
+            "Figures (this machine's own; here against the committed, as a factor):"
+        );
+        for m in &comparison.figures {
+            let _ = writeln!(
+                out,
+                "  {}: committed {}× · here {}× · ×{}",
+                m.key,
+                significant(m.committed, 3),
+                significant(m.here, 3),
+                significant(m.factor(), 2)
+            );
+        }
+        let _ = writeln!(out, "\nConclusions:");
+    }
     for c in &comparison.conclusions {
         let _ = writeln!(
             out,
