@@ -22,7 +22,7 @@
 
 //!
 //! Layers, each importing only from those below it (no command imports another):
-//! - `commands`: `report`, `verify`: what a user asks for;
+//! - `commands`: `report`, `verify`, `book`: what a user asks for;
 //! - `work`: building and running the experiments binaries (`run`), rendering the docs
 //!   (`render`);
 //! - `data`: the workspace and its chapters (read from each chapter package's
@@ -30,11 +30,13 @@
 //!   provenance.
 
 mod commands {
+    pub mod book;
     pub mod report;
     pub mod verify;
 }
 mod data {
     pub mod files;
+    pub mod links;
     pub mod markers;
     pub mod pins;
     pub mod provenance;
@@ -47,7 +49,7 @@ mod work {
     pub mod run;
 }
 
-use commands::{report, verify};
+use commands::{book, report, verify};
 use data::workspace::Workspace;
 
 use std::process::ExitCode;
@@ -58,10 +60,13 @@ pub const REGENERATE: &str = "cargo xtask report";
 const USAGE: &str = "\
 usage: cargo xtask report [--only CHAPTER] [--quick] [--processes K] [--check] [--allow-dirty]
        cargo xtask verify [--only CHAPTER] [--quick] [--processes K] [--strict] [--save [--name NAME]]
+       cargo xtask book
 
   report            run every chapter's experiments and regenerate docs/ and docs/data/
   verify            run every timed experiment fresh and say which of the docs' conclusions
                     hold on this machine (writes nothing unless --save)
+  book              check docs/' links and figures and build the book into target/book/
+                    (installs mdBook into target/tools/ the first time)
   --only CHAPTER    one chapter (its name in docs/data/<name>.json: lab, pool, …)
   --quick           short timing settings, one process (a smoke run: never commit its numbers)
   --processes K     independent processes per timed experiment (default 3; --quick: 1)
@@ -88,6 +93,7 @@ pub enum Mode {
 enum Command {
     Report(report::Options),
     Verify(verify::Options),
+    Book,
 }
 
 fn main() -> ExitCode {
@@ -113,6 +119,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Report(options) => report::run(&ws, &options),
         Command::Verify(options) => verify::run(&ws, &options),
+        Command::Book => book::run(&ws),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -143,6 +150,13 @@ fn parse(args: &[String], chapters: &[&str]) -> Result<Option<Command>, String> 
         "help" | "--help" | "-h" => return Ok(None),
         "report" => false,
         "verify" => true,
+        "book" => {
+            return match rest.first() {
+                None => Ok(Some(Command::Book)),
+                Some(arg) if arg == "--help" || arg == "-h" => Ok(None),
+                Some(other) => Err(format!("unknown argument `{other}` for `book`")),
+            };
+        }
         other => return Err(format!("unknown command `{other}`")),
     };
     let mut common = Common::default();

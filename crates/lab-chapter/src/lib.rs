@@ -32,4 +32,6 @@ pub static CHAPTER: Chapter = Chapter {
             note: "The C# `stackalloc` article (BenchmarkDotNet, .NET 10): its twins, its floor and its publish rule are the model for chapter 1's timing protocol.",
         },
     ],
+    answer: &[],
+    decisions: &[],
 };

@@ -82,7 +82,8 @@ pub struct Source {
     pub note: &'static str,
 }
 
-/// A chapter's experiments binary: its crate, its experiments in course order, its sources.
+/// A chapter's experiments binary: its crate, its experiments in course order, its sources,
+/// and the conclusions its answer box and its decision table cite.
 #[derive(Debug, Clone, Copy)]
 pub struct Chapter {
     /// The crate's name (`pool`).
@@ -91,6 +92,61 @@ pub struct Chapter {
     pub experiments: &'static [Experiment],
     /// The seeds its tables cite.
     pub sources: &'static [Source],
+    /// The chapter's answer, at most five conclusions, shown first (the `answer` region).
+    pub answer: &'static [Cited],
+    /// What to do in your code: 3–6 rows, shown last (the `decisions` region).
+    pub decisions: &'static [Decision],
+}
+
+/// A conclusion a chapter cites, found by where it is printed: `key` is the start of its key as
+/// `cargo xtask verify` prints it (`P10 · under glibc, the sizes at which`, or
+/// `S2 · row · column`), and must match exactly one conclusion of the chapter's tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cited {
+    /// The start of the conclusion's key.
+    pub key: &'static str,
+    /// What it says, in the reader's words; the verdict or bound follows it.
+    pub says: &'static str,
+}
+
+/// One row of a chapter's decision table: a situation, what to do, and the conclusion behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The reader's situation.
+    pub situation: &'static str,
+    /// What to do in it.
+    pub action: &'static str,
+    /// The conclusion that supports it.
+    pub because: Cited,
+}
+
+/// A [`Cited`] as a snapshot keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CitedText {
+    /// The start of the conclusion's key.
+    pub key: String,
+    /// What it says.
+    pub says: String,
+}
+
+/// A [`Decision`] as a snapshot keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionText {
+    /// The reader's situation.
+    pub situation: String,
+    /// What to do in it.
+    pub action: String,
+    /// The conclusion behind it.
+    pub because: CitedText,
+}
+
+impl From<&Cited> for CitedText {
+    fn from(c: &Cited) -> Self {
+        CitedText {
+            key: c.key.to_owned(),
+            says: c.says.to_owned(),
+        }
+    }
 }
 
 /// What an experiment's function is given.
@@ -274,6 +330,12 @@ pub struct Snapshot {
     /// Every timed method's per-process figures, for the summary of both noise sources.
     #[serde(default)]
     pub twins: Vec<TwinRecord>,
+    /// The conclusions the chapter's answer box cites.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answer: Vec<CitedText>,
+    /// The chapter's decision table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<DecisionText>,
 }
 
 impl Snapshot {
@@ -539,6 +601,16 @@ fn run(chapter: &'static Chapter, allocator: Allocator, args: &Args) -> Result<(
             .collect(),
         tables,
         twins,
+        answer: chapter.answer.iter().map(CitedText::from).collect(),
+        decisions: chapter
+            .decisions
+            .iter()
+            .map(|d| DecisionText {
+                situation: d.situation.to_owned(),
+                action: d.action.to_owned(),
+                because: CitedText::from(&d.because),
+            })
+            .collect(),
     };
     let json = serde_json::to_string(&snapshot)
         .map_err(|err| format!("cannot serialise the results: {err}"))?;

@@ -28,4 +28,6 @@ pub static CHAPTER: Chapter = Chapter {
             note: "An `ArrayPool` benchmark by size (a translation into Chinese): BenchmarkDotNet 0.10.7, .NET Core 2.0 preview, an Intel Core i7-6600U under Windows 10. Its published table stops at 100,000 bytes, and its allocate row there reads 10,024 B allocated, evidently a typo for 100,024 B.",
         },
     ],
+    answer: &[],
+    decisions: &[],
 };

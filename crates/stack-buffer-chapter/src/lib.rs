@@ -44,4 +44,6 @@ pub static CHAPTER: Chapter = Chapter {
         seed: "002",
         note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10 (tier-1 code, Server GC with DATAS off), a Core i7-8665U laptop (x64, Windows). Its `stackalloc` is variable-size unless marked literal, and .NET zeroes it unless the method has `[SkipLocalsInit]`.",
     }],
+    answer: &[],
+    decisions: &[],
 };

@@ -167,8 +167,14 @@ impl Comparison {
 
 /// Every timed claim a snapshot prints, keyed by where it is printed.
 pub fn claims(snapshot: &Snapshot) -> Vec<(String, Claim)> {
+    claims_of(snapshot, |t| t.kind == Kind::Time)
+}
+
+/// Every claim of the snapshot's tables that `which` selects, keyed by where it is printed:
+/// `table · row · column` for a cell, `table · claim` for a conclusion under a table.
+pub fn claims_of(snapshot: &Snapshot, which: impl Fn(&lab::Table) -> bool) -> Vec<(String, Claim)> {
     let mut found = Vec::new();
-    for table in snapshot.tables.iter().filter(|t| t.kind == Kind::Time) {
+    for table in snapshot.tables.iter().filter(|t| which(t)) {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for row in &table.rows {
             let label = row.first().map(Cell::render).unwrap_or_default();
@@ -532,6 +538,8 @@ mod tests {
             sources: vec![],
             tables: vec![table],
             twins: vec![],
+            answer: vec![],
+            decisions: vec![],
         }
     }
 

@@ -39,7 +39,88 @@ pub fn all(ws: &Workspace, snapshots: &BTreeMap<String, Snapshot>, mode: Mode) -
     errors
 }
 
-/// Regenerates one chapter's doc (and its plots) from the snapshots.
+/// A chapter's appendix page: `docs/NN-name-appendix.md` beside `docs/NN-name.md`.
+pub fn appendix_of(doc: &str) -> String {
+    format!("{}-appendix.md", doc.trim_end_matches(".md"))
+}
+
+/// The conclusion a chapter cites: the one claim of its tables whose key starts with `key`.
+fn cited(own: &Snapshot, key: &str) -> Result<(String, lab::table::Claim), String> {
+    let found: Vec<(String, lab::table::Claim)> = records::claims_of(own, |_| true)
+        .into_iter()
+        .filter(|(k, _)| k.starts_with(key))
+        .collect();
+    match found.len() {
+        1 => Ok(found.into_iter().next().expect("one")),
+        0 => Err(format!(
+            "{}: the chapter cites `{key}`, which no table of its snapshot prints",
+            own.chapter
+        )),
+        n => Err(format!(
+            "{}: the chapter cites `{key}`, which starts {n} keys: make it longer",
+            own.chapter
+        )),
+    }
+}
+
+/// A cited conclusion as a reader sees it: what it says, the verdict or bound, the table.
+fn cited_text(own: &Snapshot, c: &lab::report::CitedText) -> Result<String, String> {
+    let (key, claim) = cited(own, &c.key)?;
+    let table = key.split(" · ").next().unwrap_or_default();
+    let this_machine = if matches!(claim, lab::table::Claim::Ratio { .. }) {
+        ", this machine's figure"
+    } else {
+        ""
+    };
+    Ok(format!(
+        "{}: **{}** ({table}{this_machine})",
+        c.says,
+        claim.render()
+    ))
+}
+
+/// The answer box: at most five conclusions, first thing in the chapter.
+fn answer(own: &Snapshot) -> Result<String, String> {
+    if own.answer.is_empty() || own.answer.len() > 5 {
+        return Err(format!(
+            "{}: the answer box cites {} conclusions (1 to 5: `answer` in the chapter's `Chapter`)",
+            own.chapter,
+            own.answer.len()
+        ));
+    }
+    let mut out = String::from(
+        "> **The answer.** Conclusions of this chapter's tables, each re-checked on your machine by `cargo xtask verify`:\n>\n",
+    );
+    for c in &own.answer {
+        let _ = writeln!(out, "> - {}", cited_text(own, c)?);
+    }
+    Ok(out)
+}
+
+/// The decision table: situation → what to do → the conclusion behind it.
+fn decisions(own: &Snapshot) -> Result<String, String> {
+    if !(3..=6).contains(&own.decisions.len()) {
+        return Err(format!(
+            "{}: the decision table has {} rows (3 to 6: `decisions` in the chapter's `Chapter`)",
+            own.chapter,
+            own.decisions.len()
+        ));
+    }
+    let mut out =
+        String::from("| situation | what to do | the conclusion behind it |\n|---|---|---|\n");
+    for d in &own.decisions {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            d.situation.replace('|', "\\|"),
+            d.action.replace('|', "\\|"),
+            cited_text(own, &d.because)?.replace('|', "\\|")
+        );
+    }
+    Ok(out)
+}
+
+/// Regenerates one chapter's doc and its appendix page, if it has one, and its plots.
 fn doc(
     ws: &Workspace,
     chapter: &Chapter,
@@ -49,12 +130,71 @@ fn doc(
     mode: Mode,
 ) -> Result<(), String> {
     let root = ws.root.as_path();
-    let path = root.join("docs").join(&chapter.doc);
-    let file = ws.rel(&path);
+    let mut present: Vec<String> = Vec::new();
+    let appendix = appendix_of(&chapter.doc);
+    for (n, name) in [chapter.doc.as_str(), appendix.as_str()]
+        .into_iter()
+        .enumerate()
+    {
+        let path = root.join("docs").join(name);
+        if n == 1 && !path.exists() {
+            continue;
+        }
+        present.extend(page(ws, chapter, own, all, machines, mode, &path)?);
+    }
+    let file = ws.rel(&root.join("docs").join(&chapter.doc));
+    let mut required: Vec<&str> = vec!["M2"];
+    if chapter.name == "lab" {
+        required.extend(["twin-summary", "M9", "M10", "protocol"]);
+    }
+    if !own.sources.is_empty() {
+        required.push("sources");
+    }
+    if !own.answer.is_empty() {
+        required.push("answer");
+    }
+    if !own.decisions.is_empty() {
+        required.push("decisions");
+    }
+    required.extend(own.tables.iter().map(|t| t.id.as_str()));
+    let missing: Vec<&str> = required
+        .into_iter()
+        .filter(|id| !present.iter().any(|p| p == id))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{file} (or its appendix page, {}): no generated region for {} (add `<!-- BEGIN GENERATED: ID -->` / `<!-- END GENERATED: ID -->` lines)",
+            appendix,
+            missing.join(", ")
+        ));
+    }
+    for plot in own.tables.iter().flat_map(|t| &t.plots) {
+        let svg_path = root
+            .join("docs")
+            .join("img")
+            .join(format!("{}.svg", plot.file));
+        ensure_file_contents(&svg_path, &plot.to_svg(), mode)?;
+    }
+    Ok(())
+}
+
+/// Regenerates one page of a chapter; returns the ids of its generated regions.
+fn page(
+    ws: &Workspace,
+    chapter: &Chapter,
+    own: &Snapshot,
+    all: &BTreeMap<String, Snapshot>,
+    machines: &[MachineRecord],
+    mode: Mode,
+    path: &std::path::Path,
+) -> Result<Vec<String>, String> {
+    let file = ws.rel(path);
     let text =
-        std::fs::read_to_string(&path).map_err(|err| format!("{file}: cannot read: {err}"))?;
+        std::fs::read_to_string(path).map_err(|err| format!("{file}: cannot read: {err}"))?;
     let data = ws.rel(&ws.data_path(chapter));
     let new = markers::replace(&file, &text, |id| match id {
+        "answer" => answer(own),
+        "decisions" => decisions(own),
         "M2" => Ok(environment(own)),
         "twin-summary" => Ok(noise_summary(all)),
         "M9" => Ok(machines_table(machines, all)),
@@ -76,35 +216,8 @@ fn doc(
         .into_iter()
         .map(|r| r.id)
         .collect();
-    let mut required: Vec<&str> = vec!["M2"];
-    if chapter.name == "lab" {
-        required.extend(["twin-summary", "M9", "M10"]);
-    }
-    if own.tables.iter().any(|t| t.kind == Kind::Time) {
-        required.push("protocol");
-    }
-    if !own.sources.is_empty() {
-        required.push("sources");
-    }
-    required.extend(own.tables.iter().map(|t| t.id.as_str()));
-    let missing: Vec<&str> = required
-        .into_iter()
-        .filter(|id| !present.iter().any(|p| p == id))
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "{file}: no generated region for {} (add `<!-- BEGIN GENERATED: ID -->` / `<!-- END GENERATED: ID -->` lines)",
-            missing.join(", ")
-        ));
-    }
-    for plot in own.tables.iter().flat_map(|t| &t.plots) {
-        let svg_path = root
-            .join("docs")
-            .join("img")
-            .join(format!("{}.svg", plot.file));
-        ensure_file_contents(&svg_path, &plot.to_svg(), mode)?;
-    }
-    ensure_file_contents(&path, &new, mode)
+    ensure_file_contents(path, &new, mode)?;
+    Ok(present)
 }
 
 /// The line under every table: where it came from, the code that made it, what pins it.
@@ -545,6 +658,8 @@ mod tests {
                 sources: vec![],
                 tables: vec![table],
                 twins: vec![],
+                answer: vec![],
+                decisions: vec![],
             },
         )])
     }

@@ -26,6 +26,8 @@ pub static CHAPTER: Chapter = Chapter {
         seed: "001",
         note: "The Zig article: Apple M5 Pro, macOS, Zig 0.16.0, `-O ReleaseFast`, the allocator from `init.gpa`, N = 200,000 `u64`s, median of 15 runs; its counts are alloc / remap / resize / free through Zig's allocator interface. The article shows its tests, not its benchmark's code.",
     }],
+    answer: &[],
+    decisions: &[],
 };
 
 /// `crates/arena-chapter/tests/arena.rs::name`, at compile time.

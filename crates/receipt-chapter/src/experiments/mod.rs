@@ -28,6 +28,8 @@ pub static CHAPTER: Chapter = Chapter {
         seed: "000",
         note: "The .NET course's `ArrayPool` chapter: bytes from `GC.GetAllocatedBytesForCurrentThread()` on an Intel Core i7-7700 (3.60 GHz, 4 cores, 8 threads), Ubuntu 24.04.4 under WSL2, .NET SDK 10.0.302 / .NET 10.0.10 (linux-x64, workstation non-concurrent GC); a .NET array counts its 24-byte header, so `new byte[128]` is 152 bytes.",
     }],
+    answer: &[],
+    decisions: &[],
 };
 
 const EXPERIMENTS: &[Experiment] = &[
