@@ -248,7 +248,7 @@ mod tests {
     fn report(list: &[&str]) -> report::Options {
         match parse(&args(list), CHAPTERS).unwrap().unwrap() {
             Command::Report(options) => options,
-            Command::Verify(_) => panic!("parsed as verify"),
+            other => panic!("parsed as {other:?}"),
         }
     }
 
@@ -266,6 +266,16 @@ mod tests {
         );
         assert_eq!(report(&["report"]).common.processes, 3);
         assert_eq!(report(&["report", "--processes", "5"]).common.processes, 5);
+    }
+
+    #[test]
+    fn book_takes_no_arguments() {
+        assert!(matches!(
+            parse(&args(&["book"]), CHAPTERS),
+            Ok(Some(Command::Book))
+        ));
+        let err = parse(&args(&["book", "--quick"]), CHAPTERS).unwrap_err();
+        assert!(err.contains("`--quick` for `book`"), "{err}");
     }
 
     #[test]
