@@ -1,4 +1,4 @@
-//! Line charts as plain SVG, for the few figures a reader would rather see than read.
+//! Line charts and bar charts as plain SVG, for the figures a reader would rather see than read.
 //!
 //! Written by hand rather than with a plotting crate: a chart here is a few polylines, ticks and
 //! labels, the output must be byte-for-byte deterministic (it is checked like any generated
@@ -34,8 +34,50 @@ pub struct Plot {
     pub log_x: bool,
     /// Logarithmic y axis.
     pub log_y: bool,
-    /// The lines.
+    /// The lines; in a bar chart, one bar each (its name, and the `y` of its first point).
     pub series: Vec<Series>,
+    /// A horizontal bar chart: one bar per series, its value along the horizontal axis
+    /// (`x_label`, logarithmic if `log_x`); `y_label` and `log_y` are not used.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bars: bool,
+}
+
+impl Plot {
+    /// A line chart with no lines yet.
+    pub fn lines(file: &str, title: &str, x_label: &str, y_label: &str) -> Self {
+        Plot {
+            file: file.to_owned(),
+            title: title.to_owned(),
+            x_label: x_label.to_owned(),
+            y_label: y_label.to_owned(),
+            log_x: false,
+            log_y: false,
+            series: Vec::new(),
+            bars: false,
+        }
+    }
+
+    /// A horizontal bar chart with no bars yet; `value_label` names the horizontal axis.
+    pub fn bars(file: &str, title: &str, value_label: &str) -> Self {
+        Plot {
+            bars: true,
+            ..Plot::lines(file, title, value_label, "")
+        }
+    }
+
+    /// Adds a line (or, in a bar chart, a bar: `points` of one `(0, value)`).
+    pub fn series(mut self, name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        self.series.push(Series {
+            name: name.into(),
+            points,
+        });
+        self
+    }
+
+    /// Adds a bar.
+    pub fn bar(self, name: impl Into<String>, value: f64) -> Self {
+        self.series(name, vec![(0.0, value)])
+    }
 }
 
 const WIDTH: f64 = 720.0;
@@ -135,6 +177,9 @@ fn escape(text: &str) -> String {
 impl Plot {
     /// The chart as a standalone SVG document.
     pub fn to_svg(&self) -> String {
+        if self.bars {
+            return self.bars_svg();
+        }
         let points = || self.series.iter().flat_map(|s| s.points.iter());
         let x_axis = Axis::new(points().map(|p| p.0), self.log_x);
         let y_axis = Axis::new(points().map(|p| p.1), self.log_y);
@@ -223,6 +268,85 @@ impl Plot {
     }
 }
 
+impl Plot {
+    fn bars_svg(&self) -> String {
+        const LABELS: f64 = 300.0;
+        const BAR: f64 = 22.0;
+        let values = || {
+            self.series
+                .iter()
+                .filter_map(|s| s.points.first().map(|p| p.1))
+        };
+        let axis = Axis::new(
+            values().chain([if self.log_x { 1.0 } else { 0.0 }]),
+            self.log_x,
+        );
+        let plot_w = WIDTH - LABELS - RIGHT;
+        let plot_h = BAR * 1.5 * self.series.len() as f64;
+        let height = TOP + plot_h + BOTTOM;
+        let px = |v: f64| LABELS + axis.fraction(v) * plot_w;
+        let mut svg = String::new();
+        let _ = writeln!(
+            svg,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+            WIDTH / 2.0,
+            escape(&self.title)
+        );
+        for v in axis.ticks() {
+            let _ = writeln!(
+                svg,
+                r##"<line x1="{0:.1}" y1="{1}" x2="{0:.1}" y2="{2}" stroke="#ddd"/><text x="{0:.1}" y="{3}" text-anchor="middle">{4}</text>"##,
+                px(v),
+                TOP,
+                TOP + plot_h,
+                TOP + plot_h + 16.0,
+                significant(v, 3)
+            );
+        }
+        for (idx, series) in self.series.iter().enumerate() {
+            let Some(&(_, value)) = series.points.first() else {
+                continue;
+            };
+            let y = TOP + BAR * 0.25 + BAR * 1.5 * idx as f64;
+            let start = px(if self.log_x {
+                axis.lo
+            } else {
+                0.0f64.max(axis.lo)
+            });
+            let colour = COLOURS[idx % COLOURS.len()];
+            let _ = writeln!(
+                svg,
+                r#"<rect x="{start:.1}" y="{y:.1}" width="{:.1}" height="{BAR}" fill="{colour}"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text><text x="{:.1}" y="{:.1}">{}</text>"#,
+                (px(value) - start).max(1.0),
+                LABELS - 6.0,
+                y + BAR * 0.7,
+                escape(&series.name),
+                px(value) + 4.0,
+                y + BAR * 0.7,
+                significant(value, 3)
+            );
+        }
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{LABELS}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="black"/>"#
+        );
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+            LABELS + plot_w / 2.0,
+            height - 14.0,
+            escape(&self.x_label)
+        );
+        svg.push_str("</svg>\n");
+        svg
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +370,7 @@ mod tests {
                     points: vec![(1.0, 2048.0), (1000.0, 2048.0)],
                 },
             ],
+            bars: false,
         };
         let svg = plot.to_svg();
         assert_eq!(svg.matches("<polyline").count(), 2);
@@ -254,6 +379,17 @@ mod tests {
             svg.contains(">1,000<") && svg.contains(">1,000,000<"),
             "{svg}"
         );
+        assert_eq!(svg, plot.to_svg(), "deterministic");
+    }
+
+    #[test]
+    fn a_bar_chart_draws_one_labelled_bar_per_series() {
+        let plot = Plot::bars("demo", "ns per item", "ns per item")
+            .bar("one `Box` per item", 12.0)
+            .bar("bumpalo", 3.0);
+        let svg = plot.to_svg();
+        assert_eq!(svg.matches("<rect x=").count(), 3, "two bars and the frame");
+        assert!(svg.contains(">one `Box` per item<") && svg.contains(">bumpalo<"));
         assert_eq!(svg, plot.to_svg(), "deterministic");
     }
 }

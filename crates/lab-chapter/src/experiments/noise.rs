@@ -76,7 +76,7 @@ fn m3_twins_floor_and_rule(run: &Run) -> Vec<Table> {
         Cell::Empty,
         sequential.worst_twin_cell(),
     ]);
-    m3.note(interleaved.protocol_note());
+    m3.note(interleaved.protocol_note_full());
     m3.note("The sequential columns ran every round of one copy before the next copy, as criterion does; only the order differs. Twin disagreement is the largest of any process.");
     m3.conclude(
         "in every process, the largest twin disagreement of the interleaved run was smaller than the sequential run's",
@@ -145,6 +145,7 @@ fn m3_plot(interleaved: &Measured, sequential: &Measured) -> Plot {
                 points: rounds(&hs.samples[1]),
             },
         ],
+        bars: false,
     }
 }
 

@@ -87,8 +87,21 @@ impl Measured {
         self.table_with(id, title, &self.columns())
     }
 
-    /// One sentence saying how this run was measured, from what actually ran.
+    /// The line under a timed table: what differs from chapter 1's protocol, its processes,
+    /// rounds and operations per batch (`Under glibc: 3 processes × 151 interleaved rounds,
+    /// 1,227–73,599 operations per batch.`). [`Self::protocol_note_full`] adds the warm-up and
+    /// the batch lengths.
     pub fn protocol_note(&self) -> String {
+        self.protocol_sentence(false)
+    }
+
+    /// One sentence saying how this run was measured, from what actually ran, with the warm-up
+    /// rounds and the batch lengths.
+    pub fn protocol_note_full(&self) -> String {
+        self.protocol_sentence(true)
+    }
+
+    fn protocol_sentence(&self, full: bool) -> String {
         let first = &self.processes[0];
         let results = || self.processes.iter().flat_map(|m| m.methods.iter());
         let (lo, hi) = results()
@@ -118,22 +131,29 @@ impl Measured {
             .all(MethodResult::twins_are_distinct);
         let k = self.process_count();
         let warmup = first.config.warmup_rounds as u64;
+        let shared = if distinct {
+            ""
+        } else {
+            "; some twins share a code address"
+        };
+        let schedule = match first.schedule {
+            Schedule::Interleaved => "interleaved",
+            Schedule::Sequential => "sequential",
+        };
+        let processes = format!("{k} process{}", if k == 1 { "" } else { "es" });
+        if !full {
+            return format!(
+                "Under {}: {processes} × {} {schedule} rounds, {operations}{shared}.",
+                self.allocator.short(),
+                first.config.rounds,
+            );
+        }
         format!(
-            "Measured under {} in {k} process{} × {} {} rounds (after {warmup} warm-up round{}); {batches} (the batch target is {} µs){}.",
+            "Measured under {} in {processes} × {} {schedule} rounds (after {warmup} warm-up round{}); {batches} (the batch target is {} µs){shared}.",
             self.allocator.short(),
-            if k == 1 { "" } else { "es" },
             first.config.rounds,
-            match first.schedule {
-                Schedule::Interleaved => "interleaved",
-                Schedule::Sequential => "sequential",
-            },
             plural(warmup),
             first.config.batch_target.as_micros(),
-            if distinct {
-                ""
-            } else {
-                "; some twins share a code address"
-            },
         )
     }
 }

@@ -289,6 +289,7 @@ fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
         log_x: true,
         log_y: true,
         series: lines,
+        bars: false,
     }
 }
 
