@@ -9,6 +9,11 @@ use std::process::Command;
 use crate::data::links;
 use crate::data::workspace::Workspace;
 
+/// A chapter's main text at most: words (as `wc -w` counts them, generated text included) and
+/// columns of a table.
+const MAIN_WORDS: usize = 3_500;
+const MAIN_COLUMNS: usize = 6;
+
 /// The mdBook release the book is built with.
 const MDBOOK_VERSION: &str = "0.5.4";
 
@@ -29,15 +34,35 @@ pub fn run(ws: &Workspace) -> Result<(), String> {
     if !status.success() {
         return Err(format!("`mdbook build` failed ({status})"));
     }
-    println!("\npage · words · tables · figures");
+    println!("\npage · words · tables (widest) · figures");
+    let (mut course, mut figures_in_all) = (0, 0);
     for page in links::pages(&docs)? {
         let text =
             std::fs::read_to_string(docs.join(&page)).map_err(|err| format!("{page}: {err}"))?;
         let words = text.split_whitespace().count();
-        let tables = text.lines().filter(|l| l.starts_with("|---")).count();
+        let separators: Vec<&str> = text.lines().filter(|l| l.starts_with("|---")).collect();
+        let widest = separators
+            .iter()
+            .map(|l| l.matches('|').count().saturating_sub(1))
+            .max()
+            .unwrap_or(0);
         let figures = text.matches("](img/").count();
-        println!("{page} · {words} · {tables} · {figures}");
+        figures_in_all += figures;
+        let main = !page.ends_with("-appendix.md");
+        if main {
+            course += words;
+        }
+        let over = if main && (words > MAIN_WORDS || widest > MAIN_COLUMNS) {
+            format!("  (a chapter's main text: at most {MAIN_WORDS} words, {MAIN_COLUMNS} columns)")
+        } else {
+            String::new()
+        };
+        println!(
+            "{page} · {words} · {} ({widest}) · {figures}{over}",
+            separators.len()
+        );
     }
+    println!("main text in all: {course} words; figures in all: {figures_in_all}");
     println!("\nbook written to {}", ws.rel(&ws.target.join("book")));
     Ok(())
 }

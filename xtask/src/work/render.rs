@@ -44,9 +44,18 @@ pub fn appendix_of(doc: &str) -> String {
     format!("{}-appendix.md", doc.trim_end_matches(".md"))
 }
 
-/// The conclusion a chapter cites: the one claim of its tables whose key starts with `key`.
-fn cited(own: &Snapshot, key: &str) -> Result<(String, lab::table::Claim), String> {
-    let found: Vec<(String, lab::table::Claim)> = records::claims_of(own, |_| true)
+/// The conclusion a chapter cites: the one claim of its tables whose key starts with `key`,
+/// or of another chapter's with `chapter:key` (`pool:P10 · …`).
+fn cited(
+    own: &Snapshot,
+    all: &BTreeMap<String, Snapshot>,
+    key: &str,
+) -> Result<(String, lab::table::Claim), String> {
+    let (snapshot, key) = match key.split_once(':') {
+        Some((chapter, rest)) if all.contains_key(chapter) => (&all[chapter], rest),
+        _ => (own, key),
+    };
+    let found: Vec<(String, lab::table::Claim)> = records::claims_of(snapshot, |_| true)
         .into_iter()
         .filter(|(k, _)| k.starts_with(key))
         .collect();
@@ -64,8 +73,12 @@ fn cited(own: &Snapshot, key: &str) -> Result<(String, lab::table::Claim), Strin
 }
 
 /// A cited conclusion as a reader sees it: what it says, the verdict or bound, the table.
-fn cited_text(own: &Snapshot, c: &lab::report::CitedText) -> Result<String, String> {
-    let (key, claim) = cited(own, &c.key)?;
+fn cited_text(
+    own: &Snapshot,
+    all: &BTreeMap<String, Snapshot>,
+    c: &lab::report::CitedText,
+) -> Result<String, String> {
+    let (key, claim) = cited(own, all, &c.key)?;
     let table = key.split(" · ").next().unwrap_or_default();
     let this_machine = if matches!(claim, lab::table::Claim::Ratio { .. }) {
         ", this machine's figure"
@@ -80,7 +93,7 @@ fn cited_text(own: &Snapshot, c: &lab::report::CitedText) -> Result<String, Stri
 }
 
 /// The answer box: at most five conclusions, first thing in the chapter.
-fn answer(own: &Snapshot) -> Result<String, String> {
+fn answer(own: &Snapshot, all: &BTreeMap<String, Snapshot>) -> Result<String, String> {
     if own.answer.is_empty() || own.answer.len() > 5 {
         return Err(format!(
             "{}: the answer box cites {} conclusions (1 to 5: `answer` in the chapter's `Chapter`)",
@@ -92,13 +105,13 @@ fn answer(own: &Snapshot) -> Result<String, String> {
         "> **The answer.** Conclusions of this chapter's tables, each re-checked on your machine by `cargo xtask verify`:\n>\n",
     );
     for c in &own.answer {
-        let _ = writeln!(out, "> - {}", cited_text(own, c)?);
+        let _ = writeln!(out, "> - {}", cited_text(own, all, c)?);
     }
     Ok(out)
 }
 
 /// The decision table: situation → what to do → the conclusion behind it.
-fn decisions(own: &Snapshot) -> Result<String, String> {
+fn decisions(own: &Snapshot, all: &BTreeMap<String, Snapshot>) -> Result<String, String> {
     if !(3..=6).contains(&own.decisions.len()) {
         return Err(format!(
             "{}: the decision table has {} rows (3 to 6: `decisions` in the chapter's `Chapter`)",
@@ -114,7 +127,7 @@ fn decisions(own: &Snapshot) -> Result<String, String> {
             "| {} | {} | {} |",
             d.situation.replace('|', "\\|"),
             d.action.replace('|', "\\|"),
-            cited_text(own, &d.because)?.replace('|', "\\|")
+            cited_text(own, all, &d.because)?.replace('|', "\\|")
         );
     }
     Ok(out)
@@ -193,8 +206,8 @@ fn page(
         std::fs::read_to_string(path).map_err(|err| format!("{file}: cannot read: {err}"))?;
     let data = ws.rel(&ws.data_path(chapter));
     let new = markers::replace(&file, &text, |id| match id {
-        "answer" => answer(own),
-        "decisions" => decisions(own),
+        "answer" => answer(own, all),
+        "decisions" => decisions(own, all),
         "M2" => Ok(environment(own)),
         "twin-summary" => Ok(noise_summary(all)),
         "M9" => Ok(machines_table(machines, all)),
