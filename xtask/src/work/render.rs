@@ -585,7 +585,16 @@ fn machines_table(records: &[MachineRecord], snapshots: &BTreeMap<String, Snapsh
                 Cell::text(if c.chapters.is_empty() {
                     "none (older code)".to_owned()
                 } else {
-                    c.chapters.join(", ")
+                    c.chapters
+                        .iter()
+                        .map(|ch| match c.partly.iter().find(|p| &p.0 == ch) {
+                            Some((_, stale, of)) => {
+                                format!("{ch} ({} of {of} timed tables)", of - stale)
+                            }
+                            None => ch.clone(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 })
             },
         )
@@ -745,6 +754,7 @@ mod tests {
             processes: 3,
             quick: false,
             sources: BTreeMap::from([("pool".to_owned(), "f1".to_owned())]),
+            experiments: BTreeMap::new(),
             claims: BTreeMap::from([(
                 "pool".to_owned(),
                 BTreeMap::from([
