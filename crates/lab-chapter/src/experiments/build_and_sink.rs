@@ -3,7 +3,6 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use lab::fmt::significant;
 use lab::protocol::{DEV_BINARY_VAR, Settings};
 use lab::publish::{self, RATIO_PRECISION};
 use lab::report::{Function, Run};
@@ -82,7 +81,7 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
         })
         .table("M6", Kind::Time, run.experiment.title, &M6_WORKLOADS);
     table.note(release.protocol_note());
-    table.note("The dev column ran in separate processes (the dev-profile build of the same binary, once beside each release process), so it was not interleaved with the release column; each column's twins were interleaved with each other.");
+    table.note("The dev column ran in the dev-profile build of the same binary, in processes of its own beside the release ones, so the two columns were not interleaved with each other.");
     if let Err(reason) = &dev {
         table.note(format!("No dev figures: {reason}."));
     }
@@ -116,21 +115,12 @@ fn m7_deleted_work(run: &Run) -> Vec<Table> {
         let _ = workloads::checksum(&deleted);
     });
     let measured = timing.run(Schedule::Interleaved);
-    let mut table = run.own(measured.table("M7", ""));
-    table.note(format!("Both closures call the same `checksum` over {} `u64`s. The deleted one drops the result and hides nothing from the optimiser.", workloads::CHECKSUM_LEN));
-    let instructions = |name: &str| measured.expect(name).instructions().map(|[o, _]| o);
-    if let (Some(deleted), Some(empty), Some(honest)) = (
-        instructions(DELETED),
-        instructions(EMPTY),
-        instructions(HONEST),
-    ) {
-        table.note(format!(
-            "Instructions per operation, counted: the deleted method {}, the empty closure {}, the honest one {}.",
-            significant(deleted, 4),
-            significant(empty, 4),
-            significant(honest, 4)
-        ));
-    }
+    let mut table =
+        run.own(measured.table_with("M7", "", &super::noise::compact_columns(&measured)));
+    table.note(format!(
+        "Both closures call the same `checksum` over {} `u64`s; the deleted one drops the result.",
+        workloads::CHECKSUM_LEN
+    ));
     table.conclude(
         "the deleted benchmark cannot be told apart from the empty closure (the floor)",
         measured.verdict(|p| {
