@@ -101,10 +101,6 @@ fn m3_twins_floor_and_rule(run: &Run) -> Vec<Table> {
         &compact_columns(&interleaved),
     );
     m4.conclude(
-        "the faster of an existing 2 KiB buffer (the floor) and the heap's fresh `vec![0u8; 2048]`",
-        interleaved.faster_of(FLOOR, "the existing buffer", HEAP, "the heap"),
-    );
-    m4.conclude(
         "the heap's fresh `vec![0u8; 2048]` / touching an existing 2 KiB buffer",
         interleaved.bound(HEAP, FLOOR),
     );
