@@ -87,6 +87,11 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
     }
     for name in M6_WORKLOADS {
         table.conclude(
+            format!("{name}: the faster of the dev build and the release build"),
+            dev.as_ref()
+                .map_or(Claim::NotResolvable, |d| faster_build(d, &release, name)),
+        );
+        table.conclude(
             format!("{name}: the dev build / the release build"),
             dev.as_ref().map_or(Claim::NotResolvable, |d| {
                 Claim::bound(publish::bound(
@@ -98,6 +103,22 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
         );
     }
     vec![table]
+}
+
+/// Which build ran `name` faster, judged in every process: the dev and the release figures of
+/// process `p` (run beside each other) under the publish rule, as one process's difference.
+fn faster_build(dev: &Measured, release: &Measured, name: &str) -> Claim {
+    let (dev, release) = (dev.expect(name).figures(), release.expect(name).figures());
+    lab::timing::agree(release.per_process.len(), |p| {
+        let one = |f: &publish::Figures| publish::Figures {
+            per_process: vec![f.per_process[p]],
+        };
+        match publish::difference(&one(&dev), &one(&release)) {
+            publish::Verdict::Published(ns) if ns > 0.0 => Some("the release build".to_owned()),
+            publish::Verdict::Published(_) => Some("the dev build".to_owned()),
+            publish::Verdict::NotResolvable { .. } => None,
+        }
+    })
 }
 
 const EMPTY: &str = "empty closure";
