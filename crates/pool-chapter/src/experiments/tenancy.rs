@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use lab::report::{Function, Run};
-use lab::table::Columns;
+use lab::table::{Claim, Columns};
 use lab::{AllocStats, Cell, Kind, Table, count};
 use pool::{BufferPool, ClearPolicy, PoolConfig, Rented};
 
@@ -205,6 +205,17 @@ fn p5_contract(run: &Run) -> Vec<Table> {
         after(LetGo::GiveBackCleared),
         after(LetGo::PoolClearsOnReturn)
     ));
+    let secret = |how| Claim::Verdict {
+        text: format!("{} B", after(how)),
+    };
+    table.conclude(
+        "bytes of a 16-byte secret the next plain renter reads after `give_back_cleared`",
+        secret(LetGo::GiveBackCleared),
+    );
+    table.conclude(
+        "bytes of a 16-byte secret the next plain renter reads after `rent_cleared` and a plain give-back",
+        secret(LetGo::RentClearedThenGiveBack),
+    );
     vec![table]
 }
 
