@@ -147,7 +147,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
     table.note(format!("Each size is its own run. Every buffer gets the same touch (first and last byte written, then read). Both pools are warm: up to {} B a rent is served from the thread's own cache, above it (the last row) from its bucket's shared stack, behind a lock.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
     table.note(bytes_note());
     table.note(noise_note(&runs));
-    table.note("The ratio is taken against the unzeroed buffer, since a rent zeroes nothing. A pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) is drawn in the figure, not printed. The same runs under mimalloc: P10-mimalloc.");
+    table.note("The ratio is taken against the unzeroed buffer, since a rent zeroes nothing. A pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) is drawn in the figure, not printed. The same runs under mimalloc: P10-mimalloc, in the appendix.");
     table.note("seed 003: the pool faster than `new byte[n]` (zeroed) from 10,000 B, allocation faster at 100 B (Core i7-6600U, .NET Core 2.0 preview); here: the crossover against `vec![0u8; n]` below.");
     let all: Vec<&BySize> = runs.iter().collect();
     table.conclude(
@@ -163,10 +163,6 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
         BySize::sizes_where_faster(&all, REUSED, SHARED, bytes_label),
     );
     table.conclude(
-        "under glibc, the sizes at which a warm rent beats one reused `Vec`",
-        BySize::sizes_where_faster(&all, SHARED, REUSED, bytes_label),
-    );
-    table.conclude(
         "under glibc, the size from which a warm rent beats a fresh, zeroed `vec![0u8; n]` at every larger size",
         BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
     );
@@ -177,10 +173,6 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
             BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
         );
     }
-    table.conclude(
-        "under glibc, the sizes at which a fresh, zeroed `vec![0u8; n]` beats a warm rent",
-        BySize::sizes_where_faster(&all, FRESH, SHARED, bytes_label),
-    );
     table.conclude(
         "under glibc, zeroing's share: the sizes at which a fresh, unzeroed buffer beats a zeroed one",
         BySize::sizes_where_faster(&all, UNZEROED, FRESH, bytes_label),
@@ -193,7 +185,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
         "under glibc, the sizes at which the pool sized for n beats the shared pool",
         BySize::sizes_where_faster(&all, SIZED, SHARED, bytes_label),
     );
-    table.plots.push(plot(&runs, mimalloc.as_deref()));
+    table.plots.push(plot(&runs, "glibc", "p10-by-size"));
     vec![table, p10_mimalloc(mimalloc.as_deref()), p10_seed(&runs)]
 }
 
@@ -203,6 +195,9 @@ fn p10_mimalloc(mimalloc: Option<&[BySize]>) -> Table {
     let mut table = match mimalloc {
         Some(mm) => {
             let mut table = columns().table("P10-mimalloc", Kind::Time, title, mm);
+            table
+                .plots
+                .push(plot(mm, "mimalloc", "p10-by-size-mimalloc"));
             table.note(mm[0].measured.protocol_note());
             table.note(noise_note(mm));
             let all: Vec<&BySize> = mm.iter().collect();
@@ -248,8 +243,8 @@ fn bytes_note() -> String {
     }
 }
 
-fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
-    let series = |name: &str, runs: &[BySize], method: &str| Series {
+fn plot(runs: &[BySize], allocator: &str, file: &str) -> Plot {
+    let series = |name: &str, method: &str| Series {
         name: name.to_owned(),
         points: runs
             .iter()
@@ -257,30 +252,18 @@ fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
             .collect(),
     };
     let mut lines = vec![
-        series("fresh, zeroed vec![0u8; n], glibc", runs, FRESH),
-        series(
-            "fresh, unzeroed Vec::with_capacity(n), glibc",
-            runs,
-            UNZEROED,
-        ),
-        series("pool::shared(), glibc", runs, SHARED),
-        series("pool sized for n, glibc", runs, SIZED),
-        series("one reused Vec, glibc", runs, REUSED),
+        series("fresh, zeroed vec![0u8; n]", FRESH),
+        series("fresh, unzeroed Vec::with_capacity(n)", UNZEROED),
+        series("pool::shared()", SHARED),
+        series("pool sized for n", SIZED),
+        series("one reused Vec", REUSED),
     ];
-    if let Some(mm) = mimalloc {
-        lines.push(series("fresh, zeroed vec![0u8; n], mimalloc", mm, FRESH));
-        lines.push(series(
-            "fresh, unzeroed Vec::with_capacity(n), mimalloc",
-            mm,
-            UNZEROED,
-        ));
-        lines.push(series("pool::shared(), mimalloc", mm, SHARED));
-    }
+    lines.retain(|l| !l.points.is_empty());
     Plot {
-        file: "p10-by-size".into(),
-        title:
-            "Time per buffer by size: fresh buffers, zeroed and unzeroed, a warm rent from the pool and one reused Vec (median over processes)"
-                .into(),
+        file: file.into(),
+        title: format!(
+            "Time per buffer by size under {allocator}: fresh buffers, zeroed and unzeroed, a warm rent from the pool and one reused Vec (median over processes)"
+        ),
         x_label: "n bytes (log scale)".into(),
         y_label: "ns per operation (log scale)".into(),
         log_x: true,

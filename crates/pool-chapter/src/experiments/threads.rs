@@ -130,7 +130,7 @@ fn p12_contention(run: &Run) -> Vec<Table> {
     let mut table = run.own(columns.table("P12", Kind::Time, "", &all));
     table.note(all[0].m.protocol_note());
     table.note(format!(
-        "Cells: operations per second on each thread, 8 KiB each, got, touched (first and last byte) and given back or freed. One timed operation is one run of {} operations per worker; workers are spawned and warmed up once per thread count, and the floor (release and wait, no operations) is subtracted.",
+        "Each cell: operations per second on one thread, where an operation gets 8 KiB from the column's source, writes and reads its first and last byte, and gives it back or frees it. One timed operation is one run of {} operations per worker; the workers are spawned and warmed up once per thread count, and the floor (releasing them and waiting, no operations) is subtracted.",
         lab::fmt::thousands(CONTENTION_OPS)
     ));
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
