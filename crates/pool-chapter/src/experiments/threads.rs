@@ -98,15 +98,19 @@ fn heading(source: Source) -> &'static str {
 /// a thread count and its run under one allocator), printed where every process agrees.
 fn thread_counts_where(runs: &[(usize, &Measured)], a: Source, b: Source) -> Claim {
     agree(runs[0].1.process_count(), |p| {
-        let faster: Vec<String> = runs
+        let faster: Vec<usize> = runs
             .iter()
             .filter(|(_, m)| m.processes[p].faster(a.label(), b.label()) == Some(true))
-            .map(|(threads, _)| threads.to_string())
+            .map(|&(threads, _)| threads)
             .collect();
         Some(match faster.len() {
             0 => "at no thread count".to_owned(),
             n if n == runs.len() => "at every thread count".to_owned(),
-            _ => format!("with {} threads", faster.join(", ")),
+            1 => format!("with {}", threads_label(faster[0])),
+            n => {
+                let most: Vec<String> = faster[..n - 1].iter().map(usize::to_string).collect();
+                format!("with {} and {} threads", most.join(", "), faster[n - 1])
+            }
         })
     })
 }
@@ -189,18 +193,25 @@ fn noise_note(all: &[Threads]) -> String {
     };
     let (twin, twin_at) = worst(Measured::worst_twin_pct);
     let mut note = format!(
-        "Noise, over every source and thread count: the largest twin disagreement is {} (at {twin_at} threads)",
-        Cell::Percent(twin).render()
+        "Noise, over every source and thread count: the largest twin disagreement is {} (at {})",
+        Cell::Percent(twin).render(),
+        threads_label(twin_at)
     );
     if all[0].m.process_count() > 1 {
         let (spread, spread_at) = worst(Measured::worst_spread_pct);
         note.push_str(&format!(
-            ", the largest spread between processes {} (at {spread_at} threads)",
-            Cell::Percent(spread).render()
+            ", the largest spread between processes {} (at {})",
+            Cell::Percent(spread).render(),
+            threads_label(spread_at)
         ));
     }
     note.push('.');
     note
+}
+
+/// `1 thread`, `4 threads`.
+fn threads_label(n: usize) -> String {
+    format!("{n} thread{}", if n == 1 { "" } else { "s" })
 }
 
 /// Throughput against threads, one line per source, under the system allocator.
