@@ -313,7 +313,7 @@ fn p10_seed(runs: &[BySize]) -> Table {
             &rows,
         );
     table.note(runs[0].measured.protocol_note());
-    table.note("Each verdict here is reached in every process of P10's run at that size, or the cell says the processes did not agree. The seed's allocation is `new byte[n]`, which .NET zeroes, so the like-for-like column is the zeroed one; the unzeroed one is the comparison a Rust programmer can make, where every byte read is written first. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
+    table.note("Each verdict is read from P10's run at that size. The seed's allocation is `new byte[n]`, which .NET zeroes, so the like-for-like column is the zeroed one; the unzeroed one is the comparison a Rust programmer can make, where every byte read is written first. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
     table.note("*Italic*: seed `003`'s figures (machine under *Sources*).");
     table
 }
