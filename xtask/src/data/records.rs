@@ -673,6 +673,29 @@ mod tests {
         }
     }
 
+    /// Every timed table states at least one conclusion (a verdict, whatever this run made of
+    /// it, or a bound this run could print), so `verify` has something of every timed table to
+    /// check. A refused ratio is a figure that could not be printed, not a conclusion.
+    #[test]
+    fn every_timed_table_states_a_conclusion() {
+        let ws = crate::data::workspace::Workspace::load().unwrap();
+        let (committed, _) = crate::data::snapshots::load_all(&ws);
+        let mut none = Vec::new();
+        for snapshot in committed.values() {
+            for table in snapshot.tables.iter().filter(|t| t.kind == Kind::Time) {
+                let states = claims_of(snapshot, |t| t.id == table.id)
+                    .iter()
+                    .any(|(_, claim)| {
+                        !matches!(claim, Claim::Ratio { .. } | Claim::Refused { .. })
+                    });
+                if !states {
+                    none.push(table.id.clone());
+                }
+            }
+        }
+        assert!(none.is_empty(), "timed tables with no conclusion: {none:?}");
+    }
+
     #[test]
     fn record_names_are_file_names() {
         assert_eq!(slug("AMD EPYC 7B13 64-Core Processor"), "amd-epyc-7b13");
