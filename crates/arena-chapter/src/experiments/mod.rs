@@ -32,7 +32,7 @@ pub static CHAPTER: Chapter = Chapter {
             says: "Under glibc, is an arena (`bumpalo`) faster than one `Box` per object",
         },
         Cited {
-            key: "A1-reuse · under glibc, timed in a pair: the faster of the reused `Vec` and `bumpalo`",
+            key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
             says: "Faster, when the objects live for one pass of a loop you own: the arena, or a `Vec` you reserve once and `clear()` per pass",
         },
         Cited {
@@ -44,8 +44,8 @@ pub static CHAPTER: Chapter = Chapter {
             says: "Expected: under that churn the pool's peak memory is at most a tenth of the arena's",
         },
         Cited {
-            key: "X1-arena · the faster fix for one `Box` per item: switching to mimalloc, or the reused `Vec`",
-            says: "The faster fix for one `Box` per object: switching the allocator to mimalloc, or the reused `Vec`",
+            key: "X1-arena · churn, the faster fix for one `Box` per object",
+            says: "Under churn, the faster fix for one `Box` per object: switching the allocator to mimalloc, or the free-list pool",
         },
     ],
     decisions: &[
@@ -53,7 +53,7 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "The objects live exactly as long as one pass of a loop you own",
             action: "Keep them in a `Vec` you own, reserved once and `clear()`ed per pass; hand out indices, not references",
             because: Cited {
-                key: "A1-reuse · under glibc, timed in a pair: the faster of the reused `Vec` and `bumpalo`",
+                key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
                 says: "faster: the arena or the reused `Vec`",
             },
         },
@@ -93,8 +93,8 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "You can change the build, not the code",
             action: "Switch the global allocator to mimalloc, and expect less than from the techniques above",
             because: Cited {
-                key: "X1-arena · the faster fix for one `Box` per item: switching to mimalloc, or `bumpalo`",
-                says: "the faster fix: mimalloc or the arena",
+                key: "X1-arena · churn, the faster fix for one `Box` per object",
+                says: "under churn, the faster fix: mimalloc or the pool",
             },
         },
     ],

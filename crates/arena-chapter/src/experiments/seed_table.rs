@@ -249,7 +249,7 @@ fn reuse_table(pairs: &[Measured]) -> Table {
     }
     table.note("Each row is a timing run of two ways, each block written every other run. Above 1× the reused `Vec` is faster. `Vec::with_capacity` runs the same body on a fresh, unzeroed block. Instructions: callgrind's, per run.");
     for (way, what) in [
-        (PUSH_RESERVED, "a fresh `Vec::with_capacity` per run"),
+        (PUSH_RESERVED, "a fresh `Vec::with_capacity`"),
         (BUMP_PER_ITEM, "`bumpalo`, one `alloc` per item"),
     ] {
         let m = pair_of(pairs, &way);
@@ -257,7 +257,7 @@ fn reuse_table(pairs: &[Measured]) -> Table {
             &mut table,
             |allocator| {
                 format!(
-                    "under {}, timed in a pair: the faster of the reused `Vec` and {what}",
+                    "under {}: the faster of the reused `Vec` and {what}",
                     allocator.short()
                 )
             },
