@@ -8,7 +8,7 @@
 
 use lab::Kind;
 use lab::protocol::Allocator;
-use lab::report::{Chapter, Experiment, Source};
+use lab::report::{Chapter, Cited, Decision, Experiment, Source};
 use lab::table::{Cell, Columns};
 use lab::timing::{Measured, Method};
 
@@ -26,8 +26,78 @@ pub static CHAPTER: Chapter = Chapter {
         seed: "001",
         note: "The Zig article: Apple M5 Pro, macOS, Zig 0.16.0, `-O ReleaseFast`, the allocator from `init.gpa`, N = 200,000 `u64`s, median of 15 runs; its counts are alloc / remap / resize / free through Zig's allocator interface. The article shows its tests, not its benchmark's code.",
     }],
-    answer: &[],
-    decisions: &[],
+    answer: &[
+        Cited {
+            key: "X1-arena · `bumpalo`, one `alloc` per item, instead of one `Box` per item · pays under glibc?",
+            says: "Under glibc, is an arena (`bumpalo`) faster than one `Box` per object",
+        },
+        Cited {
+            key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
+            says: "Faster, when the objects live for one pass of a loop you own: the arena, or a `Vec` you reserve once and `clear()` per pass",
+        },
+        Cited {
+            key: "A6 · under glibc: the free-list pool faster than the arena under churn",
+            says: "Expected: when objects are freed one at a time while others live, a free-list pool is faster than the arena",
+        },
+        Cited {
+            key: "A6-bytes · under churn, the free-list pool's peak at most a tenth",
+            says: "Expected: under that churn the pool's peak memory is at most a tenth of the arena's",
+        },
+        Cited {
+            key: "X1-arena · churn, the faster fix for one `Box` per object",
+            says: "Under churn, the faster fix for one `Box` per object: switching the allocator to mimalloc, or the free-list pool",
+        },
+    ],
+    decisions: &[
+        Decision {
+            situation: "The objects live exactly as long as one pass of a loop you own",
+            action: "Keep them in a `Vec` you own, reserved once and `clear()`ed per pass; hand out indices, not references",
+            because: Cited {
+                key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
+                says: "faster: the arena or the reused `Vec`",
+            },
+        },
+        Decision {
+            situation: "Many objects share one lifetime and must be referenced while more are created (a tree, a graph, a parse)",
+            action: "Allocate them in a `bumpalo::Bump`; `reset` or drop it when the work ends",
+            because: Cited {
+                key: "X1-arena · `bumpalo`, one `alloc` per item, instead of one `Box` per item · pays under glibc?",
+                says: "the arena instead of one `Box` per object pays",
+            },
+        },
+        Decision {
+            situation: "Objects are freed one at a time while others stay live",
+            action: "Use a free-list pool: it reuses the slot just freed, where an arena only grows",
+            because: Cited {
+                key: "A6-bytes · under churn, the free-list pool's peak at most a tenth",
+                says: "the pool's peak at most a tenth of the arena's",
+            },
+        },
+        Decision {
+            situation: "The objects own memory or need `Drop` (`String`, `Vec`, handles)",
+            action: "Use `typed-arena` or `bumpalo::boxed::Box`, never `Bump::alloc`",
+            because: Cited {
+                key: "A7 · destructors run for values put in a `Bump`",
+                says: "destructors run for `Bump::alloc`'s values",
+            },
+        },
+        Decision {
+            situation: "You know the count up front",
+            action: "One allocation: `collect` into a `Box<[T]>` or `Vec::with_capacity`, not one `Box` per item",
+            because: Cited {
+                key: "A1-rank · item 1 under glibc",
+                says: "one allocation instead of one `Box` per item",
+            },
+        },
+        Decision {
+            situation: "You can change the build, not the code",
+            action: "Switch the global allocator to mimalloc, and expect less than from the techniques above",
+            because: Cited {
+                key: "X1-arena · churn, the faster fix for one `Box` per object",
+                says: "under churn, the faster fix: mimalloc or the pool",
+            },
+        },
+    ],
 };
 
 /// `crates/arena-chapter/tests/arena.rs::name`, at compile time.
@@ -212,8 +282,8 @@ const EXPERIMENTS: &[Experiment] = &[
 const SEED_ITALIC: &str = "*Italic*: seed `001`'s figures (machine under *Sources*).";
 
 /// The columns every timed table of this chapter starts with: the method, its median, both
-/// noise sources under the report's allocator, its median under mimalloc and its instructions.
-fn timed_columns<'a>(m: &'a Measured, first: &str) -> Columns<'a, Method<'a>> {
+/// noise sources under the report's allocator, and its median under mimalloc.
+fn noise_columns<'a>(m: &'a Measured, first: &str) -> Columns<'a, Method<'a>> {
     let here = m.allocator.short();
     let mimalloc = m.under(Allocator::Mimalloc);
     let processes = m.process_count();
@@ -236,20 +306,31 @@ fn timed_columns<'a>(m: &'a Measured, first: &str) -> Columns<'a, Method<'a>> {
         .col("median (mimalloc)", move |r: &Method<'_>| {
             mimalloc.map_or(Cell::Empty, |mm| mm.expect(r.name()).median_cell())
         })
-        .col("instructions (twin)", |r: &Method<'_>| {
-            r.instructions()
-                .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
-                    original,
-                    twin,
-                })
-        })
 }
 
-/// The note under a table built with [`timed_columns`]: what the noise columns measure.
+/// [`noise_columns`] and the instructions of the method and its twin.
+fn timed_columns<'a>(m: &'a Measured, first: &str) -> Columns<'a, Method<'a>> {
+    noise_columns(m, first).col("instructions (twin)", |r: &Method<'_>| {
+        r.instructions()
+            .map_or(Cell::Empty, |[original, twin]| Cell::Instructions {
+                original,
+                twin,
+            })
+    })
+}
+
+/// The note under a table built with [`noise_columns`]: what the noise columns measure.
 fn noise_note(m: &Measured) -> String {
     format!(
-        "Twin disagreement and between processes are {}'s, in % of the median; instructions are per operation, counted by callgrind under {} for the method and its twin (a second copy of the workload function).",
-        m.allocator.short(),
+        "Twin disagreement and between processes are {}'s, in % of the median.",
         m.allocator.short()
+    )
+}
+
+/// The note under a table built with [`timed_columns`]: the noise columns and the instructions.
+fn timed_note(m: &Measured) -> String {
+    format!(
+        "{} Instructions are callgrind's, per operation, for the method and its twin.",
+        noise_note(m)
     )
 }

@@ -2,8 +2,9 @@
 //! what the compiler refuses (A8).
 
 use lab::fmt::thousands;
+use lab::publish::Agreement;
 use lab::report::{Function, Run};
-use lab::table::{Cell, Columns};
+use lab::table::{Cell, Claim, Columns};
 use lab::{Kind, Table, count};
 
 use crate::drops::{Counted, drops_bump, drops_bump_box, drops_typed_arena, drops_vec_in_bump};
@@ -39,6 +40,7 @@ fn a7_drop(run: &Run) -> Vec<Table> {
         "destructors run",
         "bytes still live after",
     ]);
+    let mut drops_of = Vec::new();
     for (label, f) in [
         ("`bumpalo::Bump::alloc`", drops_bump as fn(usize) -> usize),
         ("`typed_arena::Arena::alloc`", drops_typed_arena),
@@ -49,14 +51,34 @@ fn a7_drop(run: &Run) -> Vec<Table> {
         ),
     ] {
         let (drops, stats) = count(|| f(K));
+        drops_of.push(drops);
         table.row(vec![
             Cell::text(label),
             Cell::count(drops),
             Cell::Bytes(stats.bytes_allocated - stats.bytes_freed),
         ]);
     }
-    table.note("`Bump` frees its chunks without running destructors; `typed_arena::Arena` runs every one; a `bumpalo::boxed::Box` runs its value's destructor when the box goes out of scope.");
-    table.note(format!("The last row is the classic leak: nobody drops the `Vec`, so neither its values' destructors run nor is its own heap buffer ({} values of {} bytes) ever freed — the arena's memory is returned, the `Vec`'s is not.", thousands(K as u64), size_of::<Counted>()));
+    table.note(format!("The last row is the classic leak: nobody drops the `Vec`, so its buffer ({} values of {} bytes) is never freed.", thousands(K as u64), size_of::<Counted>()));
+    let how_many = |drops: usize| match drops {
+        0 => "none",
+        d if d == K => "every one",
+        _ => "some",
+    };
+    for (at, claim) in [
+        (
+            0,
+            "destructors run for values put in a `Bump` with `Bump::alloc`",
+        ),
+        (
+            1,
+            "destructors run for values put in a `typed_arena::Arena`",
+        ),
+    ] {
+        table.conclude(
+            claim,
+            Claim::verdict(Agreement::All(how_many(drops_of[at]).to_owned())),
+        );
+    }
     vec![table]
 }
 

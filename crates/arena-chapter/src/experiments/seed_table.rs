@@ -5,13 +5,14 @@
 use std::hint::black_box;
 
 use lab::fmt::{significant, thousands};
+use lab::plot::Plot;
 use lab::protocol::Allocator;
 use lab::report::{Function, Run};
 use lab::table::{Cell, Columns};
-use lab::timing::{Measured, Method, Schedule, Timing};
+use lab::timing::{Measured, Schedule, Timing};
 use lab::{AllocStats, Kind, Table, count};
 
-use super::{SEED_ITALIC, noise_note, timed_columns};
+use super::{SEED_ITALIC, noise_columns, noise_note};
 use crate::ways::{
     BOX_PER_ITEM, BUMP_PER_ITEM, BUMP_THROUGH_DYN, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE,
     PUSH_RESERVED, REUSED_VEC, TYPED_ARENA_PER_ITEM, U64S_EXTENDED,
@@ -90,19 +91,15 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
     }
     let m = timing.run(Schedule::Interleaved);
     run.keep(0, &m);
-    let columns = timed_columns(&m, "workload").col("seed median", |r: &Method<'_>| {
-        seed_of(r.name()).map_or(Cell::Empty, |row| Cell::Seed(row.median()))
-    });
-    let mut table = run.own(m.table_with("A1", "", &columns));
+    let mut table = run.own(m.table_with("A1", "", &noise_columns(&m, "workload")));
     table.note(noise_note(&m));
     if let Some(note) = instructions_per_node(&m) {
         table.note(note);
     }
-    table.note("Each way is a function of its own (`#[inline(never)]`), and its twin is a second copy of that function.");
-    table.note("A node is 16 bytes (two `u64`s), each built through `black_box` and all folded into a checksum; the seed's objects are single `u64`s; what the allocator saw: A1-counts.");
     table.note(SAME_WORK);
     table.note(COLDER);
-    table.note(SEED_ITALIC);
+    table.note(seed_line());
+    table.plots.push(cost_plot(&m));
     a1_conclusions(&mut table, &m);
     // Each pair after the round of twelve, in the order of `PAIRS`, kept as 1, 2, ….
     let pairs: Vec<Measured> = PAIRS
@@ -118,7 +115,66 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
 }
 
 /// Where A1's reused row differs from its neighbours in more than its memory strategy.
-const COLDER: &str = "The reused `Vec` is the one way whose memory is its own: every other way takes its blocks from the allocator, which hands back the memory the way before it in the round just freed, still in cache, while the reused `Vec` was last written twelve runs earlier; so in this table the reused row also pays for a colder cache, which is not a cost of reusing. A1-reuse times it against a fresh `Vec` and against the arena in pairs, each block as warm as the other.";
+const COLDER: &str = "In this round the reused `Vec` also pays for a colder cache than the others (appendix); A1-reuse times it fairly.";
+
+/// A1's one line on the seed: its medians for the rows it has, and where to find ours.
+fn seed_line() -> String {
+    let medians: Vec<String> = [
+        (BOX_PER_ITEM, "one `create` per item"),
+        (BUMP_PER_ITEM, "its arena"),
+        (POOL_PER_ITEM, "its pool"),
+        (PUSH_NO_RESERVE, "`append`"),
+        (ONE_ALLOCATION, "one `alloc`"),
+    ]
+    .iter()
+    .map(|(way, what)| {
+        let row =
+            seed_of(way.label).unwrap_or_else(|| panic!("the seed has a row for {}", way.name));
+        format!("{what} {}", row.median())
+    })
+    .collect();
+    format!(
+        "seed 001 (Apple M5 Pro, Zig 0.16.0, `u64`s): {}; here: the rows of the same names.",
+        medians.join(", ")
+    )
+}
+
+/// A short name for a way, for the bars of A1's figure.
+fn short(way: &Way) -> &'static str {
+    match way.name {
+        "reused_vec" => "reused Vec (clear, push)",
+        "push_no_reserve" => "Vec::push, no reserve",
+        "push_reserved" => "Vec::with_capacity, push",
+        "one_allocation" => "one allocation (collect)",
+        "u64s_extended" => "the seed's shape (bare u64s)",
+        "box_per_item" => "one Box per item",
+        "bump_per_item" => "bumpalo alloc",
+        "bump_through_dyn" => "bumpalo via &dyn Allocator",
+        "bump_with_capacity" => "bumpalo, Bump::with_capacity",
+        "typed_arena_per_item" => "typed-arena alloc",
+        "pool_per_item" => "free-list pool create",
+        "slab_per_item" => "slab insert",
+        other => other,
+    }
+}
+
+/// A1's figure: each way's median per node, under the report's allocator.
+fn cost_plot(m: &Measured) -> Plot {
+    let mut plot = Plot::bars(
+        "a1-cost-per-way",
+        &format!(
+            "Cost per node, {} nodes, {} (median over processes)",
+            thousands(N as u64),
+            m.allocator.short()
+        ),
+        "ns per node (log scale)",
+    );
+    plot.log_x = true;
+    for way in WAYS {
+        plot = plot.bar(short(&way), m.expect(way.label).median_ns() / N as f64);
+    }
+    plot
+}
 
 /// A1-reuse's pairs: each way timed against the reused `Vec` in a run of its own.
 const PAIRS: [Way; 2] = [PUSH_RESERVED, BUMP_PER_ITEM];
@@ -191,10 +247,9 @@ fn reuse_table(pairs: &[Measured]) -> Table {
     if let Some(why) = &pairs[0].live().instructions_note {
         table.note(why.clone());
     }
-    table.note("Each row is a timing run of its own with two ways, the reused `Vec` and the row's, so the round alternates between the reused `Vec`'s buffer (both of its copies fill the one `Vec`) and the block the allocator hands the other way (its two copies usually get the same block back): each is written every other run, equally warm. Above 1× the reused `Vec` is faster.");
-    table.note("`Vec::with_capacity` then push runs the same body as the reused `Vec` (the same pushes and checksum) on a fresh, unzeroed block per run, so its row is what allocating and freeing that block costs; `bumpalo` also writes a pointer per node (A1's note). Instructions are callgrind's under glibc, per run, for the original copies: for the first row, what `malloc` and `free` of the block execute.");
+    table.note("Each row is a timing run of two ways, each block written every other run. Above 1× the reused `Vec` is faster. `Vec::with_capacity` runs the same body on a fresh, unzeroed block. Instructions: callgrind's, per run.");
     for (way, what) in [
-        (PUSH_RESERVED, "a fresh `Vec::with_capacity` per run"),
+        (PUSH_RESERVED, "a fresh `Vec::with_capacity`"),
         (BUMP_PER_ITEM, "`bumpalo`, one `alloc` per item"),
     ] {
         let m = pair_of(pairs, &way);
@@ -202,7 +257,7 @@ fn reuse_table(pairs: &[Measured]) -> Table {
             &mut table,
             |allocator| {
                 format!(
-                    "under {}, timed in a pair: the faster of the reused `Vec` and {what}",
+                    "under {}: the faster of the reused `Vec` and {what}",
                     allocator.short()
                 )
             },
@@ -252,41 +307,35 @@ fn a1_conclusions(table: &mut Table, m: &Measured) {
     let (pool, typed) = (POOL_PER_ITEM.label, TYPED_ARENA_PER_ITEM.label);
     let conclusions = [
         (
-            "one `Box` per item / `bumpalo`, one `alloc` per item (the seed's loop / its arena: 3.1×)".to_owned(),
+            "one `Box` per item / `bumpalo`, one `alloc` per item",
             m.bound(boxed, bumped),
         ),
         (
-            "`Vec::push` without reserving / `Vec::with_capacity` then push (the seed: 1.5×, but its reserved loop calls `appendAssumeCapacity`, which skips the capacity check Rust's `push` still makes)".to_owned(),
+            "`Vec::push` without reserving / `Vec::with_capacity` then push",
             m.bound(pushed, PUSH_RESERVED.label),
         ),
         (
-            "`Vec::push` without reserving / one allocation collected from an exact-size iterator (no capacity check per node: the closer match for the seed's reserved loop)".to_owned(),
+            "`Vec::push` without reserving / one allocation from an exact-size iterator",
             m.bound(pushed, one),
         ),
         (
-            "create only, the faster of the arena and the free-list pool (the seed: its arena, narrowly)".to_owned(),
+            "create only, the faster of the arena and the free-list pool",
             m.faster_of(bumped, "the arena", pool, "the pool"),
         ),
         (
-            format!(
-                "the free-list pool / `typed-arena`, the arena it is built on: one free-list check per object (the seed's pool / its arena: {})",
-                seed_ratio(&POOL_PER_ITEM, &BUMP_PER_ITEM)
-            ),
+            "the free-list pool / `typed-arena`, the arena it is built on",
             m.bound(pool, typed),
         ),
         (
-            format!(
-                "`bumpalo`, one `alloc` per item / one allocation (the seed's arena / its one allocation: {})",
-                seed_ratio(&BUMP_PER_ITEM, &ONE_ALLOCATION)
-            ),
+            "`bumpalo`, one `alloc` per item / one allocation",
             m.bound(bumped, one),
         ),
         (
-            "one allocation of nodes / the seed's shape: building, `black_box`-ing and summing 16-byte nodes against appending bare `u64`s".to_owned(),
+            "one allocation of nodes / the seed's shape (bare `u64`s)",
             m.bound(one, U64S_EXTENDED.label),
         ),
         (
-            "`bumpalo` through `&dyn Allocator` / `bumpalo` inlined: an indirect call per allocation".to_owned(),
+            "`bumpalo` through `&dyn Allocator` / `bumpalo` inlined",
             m.bound(BUMP_THROUGH_DYN.label, bumped),
         ),
     ];
@@ -333,7 +382,7 @@ fn a1_counts(run: &Run) -> Vec<Table> {
 
 /// What every row of A1 but the seed's shape does, and where the rows differ in more than where
 /// their nodes live.
-const SAME_WORK: &str = "Every way but the seed's shape builds the same 200,000 nodes and returns the same checksum; the rows differ in more than where the nodes live in one respect: the `Box`, arena and pool rows also write an array of N pointers (in the arena for the three `bumpalo` rows, in a reserved `Vec` for the others) and read each node through one, where the `Vec` rows, the reused one first, hold the nodes themselves and a node's handle is its index; `slab` keeps each node in a 24-byte slot and checks the slot's tag as it reads it.";
+const SAME_WORK: &str = "Every way but the seed's shape builds the same nodes and checksum; the `Box`, arena and pool rows also keep a pointer per node, the `Vec` rows an index (appendix).";
 
 /// One item of the seed's ranking (`rank: None`: a row this chapter adds).
 struct Fix {

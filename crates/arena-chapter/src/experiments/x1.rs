@@ -98,10 +98,7 @@ fn table(a1: &Measured, a1_reuse: &Measured, a6: &Measured) -> Table {
         ),
     ];
     let mut table = allocator_table("X1-arena", "", &rows);
-    table.note("The first row is from A1-reuse's pair run, the last two from A6's run, the others from A1's.");
-    table.note(format!("A1: {}", a1.protocol_note()));
-    table.note(format!("A1-reuse: {}", a1_reuse.protocol_note()));
-    table.note(format!("A6: {}", a6.protocol_note()));
+    table.note("The first row is from A1-reuse's pair run, the last two from A6's run, the others from A1's, each measured as its table's note says.");
     let (Some(a1_glibc), Some(a1_mimalloc), Some(a6_glibc), Some(a6_mimalloc)) = (
         a1.under(Allocator::System),
         a1.under(Allocator::Mimalloc),
@@ -111,8 +108,7 @@ fn table(a1: &Measured, a1_reuse: &Measured, a6: &Measured) -> Table {
         table.note("No mimalloc processes in this run: the conclusions on switching the allocator need them.");
         return table;
     };
-    table.note("The conclusion on the reused `Vec` reads A1's run, where its row also pays for a colder cache than the others (A1's note): a verdict for it holds with that handicap.");
-    table.note("The conclusions set a figure under one allocator against a figure under the other, so each side comes from different processes (paired by report round): each is printed only if the difference beats both methods' twin disagreement and between-process spread, the publish rule's test for a difference.");
+    table.note("The conclusions pair processes under the two allocators by report round; the reused `Vec`'s reads A1's run, where it pays for a colder cache.");
     table.conclude(
         "switching the global allocator, no code changed: one `Box` per item under glibc / under mimalloc",
         ratio_across((a1_glibc, boxed), (a1_mimalloc, boxed)),
