@@ -3,6 +3,7 @@
 //! line, for every strategy (R1-per-line).
 
 use lab::fmt::thousands;
+use lab::plot::Plot;
 use lab::report::{Function, Run};
 use lab::table::{Claim, Columns};
 use lab::{Cell, Kind, Table};
@@ -129,6 +130,7 @@ fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
             })),
         },
     );
+    warm.plots.push(r1_plot(&rows));
     let mut allocs = by_strategy(|r| Cell::Count(r.warm.allocs)).table(
         "R1-allocs",
         Kind::Count,
@@ -145,6 +147,28 @@ fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
     new.note("The first run of each processor of R1, the processor created inside the count: the pooled one rents from a pool of its own (`workloads::fresh_pooled`), so no row inherits a warm pool from the row before it. The same bytes as R1 plus what the processor allocates once: its output buffer, the start of a line cut by a chunk's end, the item-name cache, the pool's bucket table and first buffers, the arena's first chunk.");
     new.note("seed 000: a cold pool too, *608 B* for the first read of `ArrayPool<Q1>.Shared` and *184 B* for its first `Rent(128)`, once; here: the last column of R1-per-line.");
     vec![warm, allocs, new, per_line_table(last)]
+}
+
+/// R1's figure: what a new processor's first run allocates against N, one line per strategy
+/// (R1-new's rows: every point above 0 B, so both axes can be logarithmic; the warm runs of the
+/// four beside `naive` are 0 B and cannot be drawn on them).
+fn r1_plot(rows: &[Counted]) -> Plot {
+    let mut plot = Plot::lines(
+        "r1-bytes-by-lines",
+        "Bytes allocated by a first run of N lines with a new processor (R1-new): naive grows with N, the others stop at their one-offs",
+        "N lines (log scale)",
+        "bytes allocated (log scale)",
+    );
+    plot.log_x = true;
+    plot.log_y = true;
+    for strategy in STRATEGY_COLUMNS {
+        let points = rows
+            .iter()
+            .map(|r| (r.lines as f64, r.of(strategy).new.bytes_allocated as f64))
+            .collect();
+        plot = plot.series(strategy.name(), points);
+    }
+    plot
 }
 
 fn per_line_table(last: &Counted) -> Table {

@@ -32,7 +32,7 @@ pub static CHAPTER: Chapter = Chapter {
     answer: &[
         Cited {
             key: "R1 · once warm, `pooled`, `stack`, `arena` and `streaming` allocate nothing",
-            says: "Once warm, every way of holding an order but the newcomer's allocates nothing in a whole run, at any input size",
+            says: "Once warm, every strategy but the newcomer's allocates nothing, at any input size",
         },
         Cited {
             key: "R4 · flat:",
@@ -40,7 +40,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "R2 · the fastest strategy",
-            says: "The fastest is the plainest: each line rendered into one output buffer the processor owns and passes down",
+            says: "The fastest is the plainest: one output buffer the processor owns and passes down",
         },
         Cited {
             key: "R2 · target: `streaming` at least",
@@ -48,56 +48,56 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "R2 · under glibc, the larger part",
-            says: "Of what the newcomer's program costs over `streaming`, the larger part is its parsing and formatting, not its allocating",
+            says: "The larger part of what the newcomer's program costs over `streaming`: allocating, or parsing and formatting",
         },
     ],
     decisions: &[
         Decision {
-            situation: "A buffer the hot path fills again and again, and the code that fills it can be handed it",
-            action: "Reuse a buffer you own: `Vec::with_capacity` once, `clear()` per use, passed down as `&mut` (this chapter's `streaming`)",
+            situation: "A buffer the hot path fills again and again, and you can pass it down",
+            action: "Reuse a buffer you own: `Vec::with_capacity` once, `clear()` per use, passed down as `&mut`",
             because: Cited {
                 key: "pool:P10 · under glibc, the sizes at which one reused `Vec` the caller owns",
-                says: "Chapter 3: the sizes at which one reused `Vec` beats a warm rent from the pool",
+                says: "Chapter 3: sizes at which one reused `Vec` beats a warm rent from the pool",
             },
         },
         Decision {
-            situation: "Buffers you cannot pass down: they cross threads or outlive the call that fills them",
+            situation: "Buffers that cross threads or outlive the call that fills them",
             action: "A pool: rent, and give back (chapter 3)",
             because: Cited {
                 key: "pool:P12 · under glibc, 4 threads: the faster of `pool::shared()` and a fresh",
-                says: "Chapter 3: on 4 threads, the faster of `pool::shared()` and a fresh, unzeroed 8 KiB buffer",
+                says: "Chapter 3: on 4 threads, the faster of `pool::shared()` and a fresh 8 KiB buffer",
             },
         },
         Decision {
-            situation: "Small scratch of a size known at compile time, inside one call",
-            action: "A stack array, unzeroed (`MaybeUninit`) where every byte read is written first, or a `SmallVec` that starts empty (chapter 2)",
+            situation: "Small scratch of a fixed size, inside one call",
+            action: "A stack array, unzeroed (`MaybeUninit`) where every byte read is written first (chapter 2)",
             because: Cited {
                 key: "stack-buffer:X1-stack · under glibc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array",
-                says: "Chapter 2: from 16 B to 8 KiB, a stack array faster than a heap buffer of the same size, zeroed or not",
+                says: "Chapter 2: at four sizes from 16 B to 8 KiB, a stack array faster than a heap buffer, zeroed or not",
             },
         },
         Decision {
-            situation: "Many small objects that die together: an order's lines, a request, a parse",
-            action: "An arena, reset or dropped at once (chapter 4); for objects freed one at a time, a free-list pool",
+            situation: "Many small objects that die together: an order's lines, a parse",
+            action: "An arena, reset at once (chapter 4); for objects freed one at a time, a free-list pool",
             because: Cited {
                 key: "arena:X1-arena · the faster fix for one `Box` per item: switching to mimalloc, or `bumpalo`",
-                says: "Chapter 4: for one `Box` per item, the faster fix, switching to mimalloc or `bumpalo`",
+                says: "Chapter 4: the faster fix for one `Box` per item, mimalloc or `bumpalo`",
             },
         },
         Decision {
             situation: "Nothing is allocated any more, and a line is still too slow",
-            action: "Leave memory alone: make the parsing and formatting do less work per byte",
+            action: "Leave memory alone: make parsing and formatting do less work per byte",
             because: Cited {
                 key: "R2 · under mimalloc, the larger part",
-                says: "Even under mimalloc, the larger part of what `naive` costs over `streaming`",
+                says: "Under mimalloc too, the larger part of `naive`'s cost over `streaming`",
             },
         },
         Decision {
-            situation: "Any of the above, before you commit to it",
-            action: "Time it against the buffer you own, keeping each result alive with `black_box` (chapter 1)",
+            situation: "Before you commit to any of these",
+            action: "Time it against the buffer you own, each result kept alive with `black_box` (chapter 1)",
             because: Cited {
                 key: "lab:M7 · the deleted benchmark",
-                says: "Chapter 1: a benchmark whose result is unused cannot be told apart from an empty closure",
+                says: "Chapter 1: a benchmark whose result is unused is indistinguishable from an empty closure",
             },
         },
     ],
