@@ -121,15 +121,6 @@ fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
             text: yes_no(rows.iter().all(|r| allocation_free_most(r) == 0)),
         },
     );
-    warm.conclude(
-        "`naive` allocates more at every N than at the N before it",
-        Claim::Verdict {
-            text: yes_no(rows.windows(2).all(|w| {
-                w[1].of(Strategy::Naive).warm.bytes_allocated
-                    > w[0].of(Strategy::Naive).warm.bytes_allocated
-            })),
-        },
-    );
     warm.plots.push(r1_plot(&rows));
     let mut allocs = by_strategy(|r| Cell::Count(r.warm.allocs)).table(
         "R1-allocs",

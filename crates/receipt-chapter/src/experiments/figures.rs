@@ -76,3 +76,49 @@ fn r4_plot(r4: &Table) -> Option<Plot> {
     }
     Some(plot)
 }
+
+#[cfg(test)]
+mod tests {
+    use lab::Kind;
+
+    use super::*;
+
+    /// A table shaped as R4's: two rows of generated lines and a worst case.
+    fn r4_like(floor_cell: Cell) -> Table {
+        let mut columns = vec!["input", INPUT_SIZE];
+        let names: Vec<String> = STRATEGY_COLUMNS.iter().map(|s| format!("`{s}`")).collect();
+        columns.extend(names.iter().map(String::as_str));
+        let mut table = Table::new("R4", Kind::Fact, "", &columns);
+        for (label, size) in [
+            ("100,000 generated lines", 3_000_000),
+            ("1,000,000 generated lines", 30_000_000),
+            ("worst case", 16_000_000),
+        ] {
+            let mut row = vec![Cell::text(label), Cell::Bytes(size)];
+            row.extend(STRATEGY_COLUMNS.iter().map(|_| floor_cell.clone()));
+            table.row(row);
+        }
+        table
+    }
+
+    #[test]
+    fn r4_figure_reads_byte_counts_and_upper_bounds_at_the_floor() {
+        assert_eq!(bytes_of(&Cell::Bytes(4_096)), Some(4_096.0));
+        assert_eq!(bytes_of(&Cell::text("≤ 3,203,072 B")), Some(3_203_072.0));
+        assert_eq!(bytes_of(&Cell::text("(none)")), None);
+    }
+
+    #[test]
+    fn r4_figure_draws_the_generated_rows_of_every_strategy_and_the_input() {
+        let plot = r4_plot(&r4_like(Cell::text("≤ 3,000,000 B"))).expect("a figure");
+        assert_eq!(plot.series.len(), 1 + STRATEGY_COLUMNS.len());
+        assert!(
+            plot.series.iter().all(|s| s.points.len() == 2),
+            "the worst case is left out"
+        );
+        assert_eq!(plot.series[0].points, vec![(3e6, 3e6), (3e7, 3e7)]);
+        assert_eq!(plot.series[1].points[1], (3e7, 3e6));
+        // A cell that is no byte count leaves the table without a figure, not a wrong one.
+        assert!(r4_plot(&r4_like(Cell::text("—"))).is_none());
+    }
+}

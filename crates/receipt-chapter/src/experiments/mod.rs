@@ -3,8 +3,8 @@
 //!
 //! One file per topic: `counted.rs` (R1: bytes and allocations per run and per line), `throughput.rs` (R2
 //! per chunk, the whole command's instructions, X1-receipt), `bad_input.rs` (R3, the real
-//! binary), `memory.rs` (R4, the real binary's peak memory) and `stages.rs` (R5: where a line's
-//! time goes). Running the `receipt` binary as a child is [`crate::child`]'s work; finding it and
+//! binary), `memory.rs` (R4, the real binary's peak memory), `figures.rs` (R4's figure, from its
+//! table) and `stages.rs` (R5: where a line's time goes). Running the `receipt` binary as a child is [`crate::child`]'s work; finding it and
 //! measuring its peak memory, [`crate::command`]'s.
 
 use std::path::PathBuf;
@@ -32,11 +32,11 @@ pub static CHAPTER: Chapter = Chapter {
     answer: &[
         Cited {
             key: "R1 · once warm, `pooled`, `stack`, `arena` and `streaming` allocate nothing",
-            says: "Once warm, every strategy but the newcomer's allocates nothing, at any input size",
+            says: "Once warm, the pooled, stack, arena and streaming strategies allocate nothing, at any input size",
         },
         Cited {
             key: "R4 · flat:",
-            says: "The whole command's peak memory does not grow with its input: it streams",
+            says: "The whole command's peak memory does not grow with its input",
         },
         Cited {
             key: "R2 · the fastest strategy",

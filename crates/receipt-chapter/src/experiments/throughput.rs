@@ -62,7 +62,7 @@ fn r2_time_per_line(run: &Run) -> Vec<Table> {
     let mut table = run.own(r2_table(&m));
     table.plots.push(r2_plot(&m));
     table.note(m.protocol_note());
-    table.note(format!("One operation is one chunk of {} generated lines (seed {CHUNK_SEED}; {} bytes) through the same processor, its receipts into a reused buffer (`workloads::ChunkRunner`); \"per line\" is the chunk's median over its lines. Each twin runs a second copy of the order loop. The last column is the time over `naive`'s: below 1×, faster.", Cell::count(CHUNK_LINES).render(), Cell::count(input.len()).render()));
+    table.note(format!("One operation is one chunk of {} generated lines (seed {CHUNK_SEED}; {} bytes) through the same processor, its receipts into a reused buffer (`workloads::ChunkRunner`); \"per line\" is the chunk's median over its lines. The last column is the time over `naive`'s: below 1×, faster.", Cell::count(CHUNK_LINES).render(), Cell::count(input.len()).render()));
     table.note("`naive-reuse` is `naive` with every `String` kept and cleared (no allocation once warm, R1-per-line): `naive` against it is allocating alone; it against `streaming` is the parser and formatting alone.");
     table.note(format!("The floors: finding every line end with `memchr`, and copying the input once, {} bytes at a time, into one reused buffer.", Cell::count(CHUNK_SIZE).render()));
     table.note(copies_under_callgrind(
@@ -74,7 +74,7 @@ fn r2_time_per_line(run: &Run) -> Vec<Table> {
     match &command {
         Ok(total) => {
             table.note(format!(
-                "The whole command under callgrind, `receipt --strategy streaming FILE` on {} generated lines (seed {CHUNK_SEED}) with its receipts to `/dev/null`: {} instructions, {} per line, from its first instruction to its exit (its copies to the pipe happen in the kernel, which callgrind does not see).",
+                "The whole command, `receipt --strategy streaming FILE` on {} generated lines (seed {CHUNK_SEED}), receipts to `/dev/null`, under callgrind: {} instructions, {} per line (its copies to the pipe, in the kernel, are not counted).",
                 Cell::count(COMMAND_LINES).render(),
                 Cell::count(*total).render(),
                 significant(*total as f64 / COMMAND_LINES as f64, 3),
