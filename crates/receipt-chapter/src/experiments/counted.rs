@@ -3,13 +3,14 @@
 //! line, for every strategy (R1-per-line).
 
 use lab::fmt::thousands;
+use lab::plot::Plot;
 use lab::report::{Function, Run};
-use lab::table::Columns;
+use lab::table::{Claim, Columns};
 use lab::{Cell, Kind, Table};
 use receipt::generate::generated;
 use receipt::{STRATEGIES, Strategy};
 
-use super::{SEED_ITALIC, STRATEGY_COLUMNS};
+use super::STRATEGY_COLUMNS;
 use crate::workloads::{R1_SEED, Runs, count_runs, prepare_thread_for_counts};
 
 pub(super) const R1: Function = lab::function!(r1_bytes_per_run);
@@ -41,6 +42,20 @@ fn counted(lines: u64) -> Counted {
 
 /// The seed's bytes for N lines: `new byte[128]` per line is 152 bytes with its header.
 const SEED_BYTES_PER_LINE: u64 = 152;
+
+/// The most any strategy of R1's columns but `naive` allocated in a warm run of `r`.
+fn allocation_free_most(r: &Counted) -> u64 {
+    STRATEGY_COLUMNS
+        .iter()
+        .filter(|&&s| s != Strategy::Naive)
+        .map(|&s| r.of(s).warm.bytes_allocated)
+        .max()
+        .unwrap_or(0)
+}
+
+fn yes_no(yes: bool) -> String {
+    if yes { "yes" } else { "no" }.to_owned()
+}
 
 /// A column per strategy of [`STRATEGY_COLUMNS`], after "N lines".
 fn by_strategy<'a>(stat: fn(&Runs) -> Cell) -> Columns<'a, Counted> {
@@ -81,25 +96,32 @@ struct PerLine<'a> {
 fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
     prepare_thread_for_counts();
     let rows: Vec<Counted> = R1_LINES.iter().map(|&n| counted(n)).collect();
-    let seed = |bytes: u64| Cell::Seed(Cell::Bytes(bytes).render());
-    let mut warm = run.own(
-        by_strategy(|r| Cell::Bytes(r.warm.bytes_allocated))
-            .col("seed: `new byte[128]` per line", move |r: &Counted| {
-                seed(SEED_BYTES_PER_LINE * r.lines)
-            })
-            .col(
-                "seed: `Rent(128)` / `Return` per line",
-                move |_: &Counted| seed(0),
-            )
-            .col(
-                "seed: `stackalloc byte[128]` per line",
-                move |_: &Counted| seed(0),
-            )
-            .table("R1", Kind::Count, "", &rows),
+    let mut warm = run.own(by_strategy(|r| Cell::Bytes(r.warm.bytes_allocated)).table(
+        "R1",
+        Kind::Count,
+        "",
+        &rows,
+    ));
+    warm.note(format!("Every byte a whole run asked the allocator for (a reallocation counts its growth), counted by `lab::CountingAlloc`, after a first run over the same N lines (`receipt gen`, seed {R1_SEED}; receipts to `std::io::sink()`)."));
+    let last = rows.last().expect("R1 has rows");
+    warm.note(format!(
+        "seed 000: one `new byte[128]` per line, *{}* at {} lines, *0 B* rented from a warm `ArrayPool` or on the stack (Core i7-7700, .NET 10; one buffer, not a pipeline); here, at {} lines: `naive` {}, the four others {}.",
+        Cell::Bytes(SEED_BYTES_PER_LINE * last.lines).render(),
+        thousands(last.lines),
+        thousands(last.lines),
+        Cell::Bytes(last.of(Strategy::Naive).warm.bytes_allocated).render(),
+        match allocation_free_most(last) {
+            0 => "0 B".to_owned(),
+            most => format!("at most {}", Cell::Bytes(most).render()),
+        },
+    ));
+    warm.conclude(
+        "once warm, `pooled`, `stack`, `arena` and `streaming` allocate nothing in a whole run, at every N",
+        Claim::Verdict {
+            text: yes_no(rows.iter().all(|r| allocation_free_most(r) == 0)),
+        },
     );
-    warm.note(format!("Every byte the run asked the allocator for (a reallocation counts its growth), counted by `lab::CountingAlloc` on the experiment's thread; the input is generated before counting starts (`receipt gen`, seed {R1_SEED}), the receipts go to `std::io::sink()`."));
-    warm.note("Each strategy's processor ran once over the same N lines before this count, so its buffers, its pool and its arena are warm, as the seed's pool was: the seed's columns are its loop over one 128-byte buffer per order line, rented from the warm `ArrayPool<byte>.Shared` or on the stack, not a receipt pipeline.");
-    warm.note(SEED_ITALIC);
+    warm.plots.push(r1_plot(&rows));
     let mut allocs = by_strategy(|r| Cell::Count(r.warm.allocs)).table(
         "R1-allocs",
         Kind::Count,
@@ -114,10 +136,30 @@ fn r1_bytes_per_run(run: &Run) -> Vec<Table> {
         &rows,
     );
     new.note("The first run of each processor of R1, the processor created inside the count: the pooled one rents from a pool of its own (`workloads::fresh_pooled`), so no row inherits a warm pool from the row before it. The same bytes as R1 plus what the processor allocates once: its output buffer, the start of a line cut by a chunk's end, the item-name cache, the pool's bucket table and first buffers, the arena's first chunk.");
-    new.note("The seed measured a cold pool too: the first read of `ArrayPool<Q1>.Shared` allocated *608 B* and its first `Rent(128)` *184 B*, once; every later `Rent(128)`, *0 B*.");
-    new.note(SEED_ITALIC);
-    let last = rows.last().expect("R1 has rows");
+    new.note("seed 000: a cold pool too, *608 B* for the first read of `ArrayPool<Q1>.Shared` and *184 B* for its first `Rent(128)`, once; here: the last column of R1-per-line.");
     vec![warm, allocs, new, per_line_table(last)]
+}
+
+/// R1's figure: what a new processor's first run allocates against N, one line per strategy
+/// (R1-new's rows: every point above 0 B, so both axes can be logarithmic; the warm runs of the
+/// four beside `naive` are 0 B and cannot be drawn on them).
+fn r1_plot(rows: &[Counted]) -> Plot {
+    let mut plot = Plot::lines(
+        "r1-bytes-by-lines",
+        "Bytes allocated by a first run of N lines with a new processor (R1-new): naive grows with N, the others stop at their one-offs",
+        "N lines (log scale)",
+        "bytes allocated (log scale)",
+    );
+    plot.log_x = true;
+    plot.log_y = true;
+    for strategy in STRATEGY_COLUMNS {
+        let points = rows
+            .iter()
+            .map(|r| (r.lines as f64, r.of(strategy).new.bytes_allocated as f64))
+            .collect();
+        plot = plot.series(strategy.name(), points);
+    }
+    plot
 }
 
 fn per_line_table(last: &Counted) -> Table {
@@ -163,6 +205,6 @@ fn per_line_table(last: &Counted) -> Table {
             &per_line_rows,
         );
     table.note(format!("The warm runs of R1's last row, divided by its {} lines: exact, not rounded. Allocations are calls to `alloc`, reallocations calls to `realloc` (a `String` or a `Vec` that grows), and the bytes count a reallocation's growth, as in R1. The last column is the first run's bytes (R1-new) less the warm run's (R1): what a new processor allocates once and keeps.", thousands(last.lines)));
-    table.note("`naive-reuse` is `naive`'s program, its parser and its formats, with every `String` it writes kept and cleared instead of made anew (`write!` instead of `format!`); it is not in R1's columns, only here and in R2's timings, which it splits: `naive` against `naive-reuse` is what allocating costs, `naive-reuse` against `streaming` what the parser and formatting cost.");
+    table.note("`naive-reuse` is `naive`'s program with every `String` it writes kept and cleared (`write!` instead of `format!`): the control R2 times to part `naive`'s cost into allocating and parsing.");
     table
 }

@@ -3,19 +3,20 @@
 //!
 //! One file per topic: `counted.rs` (R1: bytes and allocations per run and per line), `throughput.rs` (R2
 //! per chunk, the whole command's instructions, X1-receipt), `bad_input.rs` (R3, the real
-//! binary), `memory.rs` (R4, the real binary's peak memory) and `stages.rs` (R5: where a line's
-//! time goes). Running the `receipt` binary as a child is [`crate::child`]'s work; finding it and
+//! binary), `memory.rs` (R4, the real binary's peak memory), `figures.rs` (R4's figure, from its
+//! table) and `stages.rs` (R5: where a line's time goes). Running the `receipt` binary as a child is [`crate::child`]'s work; finding it and
 //! measuring its peak memory, [`crate::command`]'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use lab::Kind;
-use lab::report::{Chapter, Experiment, Source};
+use lab::report::{Chapter, Cited, Decision, Experiment, Function, Source};
 use receipt::Strategy;
 
 mod bad_input;
 mod counted;
+mod figures;
 mod memory;
 mod stages;
 mod throughput;
@@ -28,8 +29,78 @@ pub static CHAPTER: Chapter = Chapter {
         seed: "000",
         note: "The .NET course's `ArrayPool` chapter: bytes from `GC.GetAllocatedBytesForCurrentThread()` on an Intel Core i7-7700 (3.60 GHz, 4 cores, 8 threads), Ubuntu 24.04.4 under WSL2, .NET SDK 10.0.302 / .NET 10.0.10 (linux-x64, workstation non-concurrent GC); a .NET array counts its 24-byte header, so `new byte[128]` is 152 bytes.",
     }],
-    answer: &[],
-    decisions: &[],
+    answer: &[
+        Cited {
+            key: "R1 · once warm, `pooled`, `stack`, `arena` and `streaming` allocate nothing",
+            says: "Once warm, the pooled, stack, arena and streaming strategies allocate nothing, at any input size",
+        },
+        Cited {
+            key: "R4 · flat:",
+            says: "The whole command's peak memory does not grow with its input",
+        },
+        Cited {
+            key: "R2 · the fastest strategy",
+            says: "The fastest is the plainest: one output buffer the processor owns and passes down",
+        },
+        Cited {
+            key: "R2 · target: `streaming` at least",
+            says: "`streaming` is at least ten times faster per line than the newcomer's program",
+        },
+        Cited {
+            key: "R2 · under glibc, the larger part",
+            says: "The larger part of what the newcomer's program costs over `streaming`: allocating, or parsing and formatting",
+        },
+    ],
+    decisions: &[
+        Decision {
+            situation: "A buffer the hot path fills again and again, and you can pass it down",
+            action: "Reuse a buffer you own: `Vec::with_capacity` once, `clear()` per use, passed down as `&mut`",
+            because: Cited {
+                key: "pool:P10 · under glibc, the sizes at which one reused `Vec` the caller owns",
+                says: "Chapter 3: sizes at which one reused `Vec` beats a warm rent from the pool",
+            },
+        },
+        Decision {
+            situation: "Buffers that cross threads or outlive the call that fills them",
+            action: "A pool: rent, and give back (chapter 3)",
+            because: Cited {
+                key: "pool:P12 · under glibc, 4 threads: the faster of `pool::shared()` and a fresh",
+                says: "Chapter 3: on 4 threads, the faster of `pool::shared()` and a fresh 8 KiB buffer",
+            },
+        },
+        Decision {
+            situation: "Small scratch of a fixed size, inside one call",
+            action: "A stack array, unzeroed (`MaybeUninit`) where every byte read is written first (chapter 2)",
+            because: Cited {
+                key: "stack-buffer:X1-stack · under glibc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array",
+                says: "Chapter 2: at four sizes from 16 B to 8 KiB, a stack array faster than a heap buffer, zeroed or not",
+            },
+        },
+        Decision {
+            situation: "Many small objects that die together: an order's lines, a parse",
+            action: "An arena, reset at once (chapter 4); for objects freed one at a time, a free-list pool",
+            because: Cited {
+                key: "arena:X1-arena · the faster fix for one `Box` per item: switching to mimalloc, or `bumpalo`",
+                says: "Chapter 4: the faster fix for one `Box` per item, mimalloc or `bumpalo`",
+            },
+        },
+        Decision {
+            situation: "Nothing is allocated any more, and a line is still too slow",
+            action: "Leave memory alone: make parsing and formatting do less work per byte",
+            because: Cited {
+                key: "R2 · under mimalloc, the larger part",
+                says: "Under mimalloc too, the larger part of `naive`'s cost over `streaming`",
+            },
+        },
+        Decision {
+            situation: "Before you commit to any of these",
+            action: "Time it against the buffer you own, each result kept alive with `black_box` (chapter 1)",
+            because: Cited {
+                key: "lab:M7 · the deleted benchmark",
+                says: "Chapter 1: a benchmark whose result is unused is indistinguishable from an empty closure",
+            },
+        },
+    ],
 };
 
 const EXPERIMENTS: &[Experiment] = &[
@@ -59,7 +130,10 @@ const EXPERIMENTS: &[Experiment] = &[
         id: "R4",
         kind: Kind::Fact,
         title: "Peak resident memory of the whole command, by input (lines piped in)",
-        function: memory::R4,
+        function: Function {
+            call: figures::r4_with_figure,
+            path: memory::R4.path,
+        },
         pinned_by: &[
             "crates/receipt/tests/receipt.rs::r4_peak_heap_memory_does_not_grow_with_the_input",
             "crates/receipt/tests/receipt.rs::r4_the_worst_case_holds_each_strategy_at_its_bound",
@@ -140,16 +214,13 @@ const STRATEGY_COLUMNS: [Strategy; 5] = [
     Strategy::Streaming,
 ];
 
-/// The line under every table that shows seed figures.
-const SEED_ITALIC: &str = "*Italic*: seed `000`'s figures (machine under *Sources*).";
-
 /// Why a table that runs the real command has no rows.
 const NO_BINARY: &str = "The `receipt` binary was not found next to the experiments binary: run through `cargo xtask report`, which builds both.";
 
 /// Why the instruction counts of copying (`what`) stand far above their time.
 fn copies_under_callgrind(what: &str) -> String {
     format!(
-        "Instructions are counted by callgrind, on one copy of each method after the timed run; glibc copies large blocks with `rep movsb`, which callgrind counts once per byte copied, so the instruction counts of copying ({what}) stand far above its time."
+        "Instructions: callgrind, on one copy of each method after the timed run; it counts glibc's `rep movsb` once per byte copied, so copying ({what}) weighs far more in instructions than in time."
     )
 }
 
