@@ -34,7 +34,8 @@ use crate::{BufferPool, RentError, bucket_capacity};
 /// A renter that held a secret gives the buffer back with
 /// [`give_back_cleared`](Self::give_back_cleared), which clears every element it wrote, including
 /// those it truncated away; a pool with [`ClearPolicy::OnReturn`](crate::ClearPolicy) clears
-/// them too, in every buffer it gets back, the smaller ones it moved out of included.
+/// them too. The smaller buffers it moved out of while growing are always cleared before they go
+/// back, whatever the policy: the renter could not clear them itself.
 ///
 /// # Examples
 ///
@@ -435,15 +436,16 @@ macro_rules! writable {
             }
 
             /// Copies what is written into `bigger` (at least `len` elements), makes it the
-            /// buffer and gives the old one back. Element code runs only after the swap (a
-            /// clearing pool's `T::default()`, which may panic), so a panic leaves the buffer
-            /// whole.
+            /// buffer and gives the old one back cleared, whatever the pool's policy: the renter
+            /// cannot clear a buffer it no longer holds, so what it wrote must not stay there.
+            /// Element code runs only after the swap (`T::default()`, which may panic), so a
+            /// panic leaves the buffer whole.
             fn move_to(&mut self, mut bigger: Box<[T]>) {
                 bigger[..self.len].copy_from_slice(self.as_slice());
                 let shown = self.len.max(self.written);
                 let smaller = mem::replace(&mut *self.buf, bigger);
                 self.written = self.len;
-                self.pool.give_back(smaller, shown);
+                self.pool.give_back_cleared(smaller, shown);
             }
         }
 

@@ -156,6 +156,27 @@ fn a_clearing_pool_clears_everything_written_in_every_buffer_it_gets_back() {
     assert_eq!(&p.rent(32)[..], &[0; 32]);
 }
 
+/// Under `ClearPolicy::Never` too: a buffer the renter grew out of goes back cleared, so a
+/// secret written before the move is not handed to the next renter of the smaller bucket, and
+/// `give_back_cleared` leaves it nowhere.
+#[test]
+fn a_buffer_grown_out_of_goes_back_cleared_whatever_the_policy() {
+    let p = BufferPool::<u8>::new(PoolConfig::new().with_clear(ClearPolicy::Never));
+    let mut card = p.rent_buf(16);
+    card.extend_from_slice(b"4111111111111111");
+    card.extend_from_slice(b" exp 12/29"); // moves to the 32-byte bucket
+    let smaller = p.rent(16); // the buffer it moved out of
+    assert_eq!(
+        &smaller[..],
+        &[0; 16],
+        "the secret stayed in the smaller buffer"
+    );
+    drop(smaller);
+    card.give_back_cleared();
+    assert_eq!(&p.rent(32)[..26], &[0; 26]);
+    assert_eq!(p.stats().outstanding(), 0);
+}
+
 #[test]
 fn give_back_cleared_clears_what_was_truncated_away_too() {
     let p = pool();
