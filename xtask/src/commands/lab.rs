@@ -84,7 +84,7 @@ pub const LABS: &[Lab] = &[
             why: "the reference solution's count is one checksum of 1,000 values per iteration; the loop must do at least about half of it",
         }],
         forbid_unsafe: false,
-        hint: "the compiler deletes a call whose result nobody uses, and computes once what cannot change between iterations: `std::hint::black_box` on the input and on each result tells it that both matter (chapter 1, M7)",
+        hint: "the compiler deletes a call whose result nobody uses: `std::hint::black_box` on each result tells it the result matters, and on the input that it may change between iterations, so it is not computed once for all (chapter 1, M7)",
     },
     Lab {
         n: 2,
@@ -115,8 +115,8 @@ pub const LABS: &[Lab] = &[
         task: "encode order lines into messages that outlive the call, with no allocation per line once warm (chapter 3)",
         budgets: &[
             Budget {
-                figure: "allocations-per-line",
-                what: "allocating calls per line, once warm",
+                figure: "allocations",
+                what: "allocating calls over 10,000 lines, once warm",
                 limit: Limit::AtMost(0.0),
                 units: 1,
                 why: "the reference solution makes none",
@@ -130,7 +130,7 @@ pub const LABS: &[Lab] = &[
             },
         ],
         forbid_unsafe: false,
-        hint: "a message outlives `encode`, so a buffer you own and pass down cannot be reused; rent one from a pool instead and write into it (`hotpath-pool` is a dependency as `pool`: an `Arc<BufferPool<u8>>` and `rent_buf_owned` give a buffer that implements `io::Write` and goes back to the pool when the sender drops it; size the pool for the 64 messages in flight) (chapter 3)",
+        hint: "a message outlives `encode`, so a buffer you own and pass down cannot be reused; rent one from a pool and write into it: `hotpath-pool` is a dependency as `pool`, and `pool::shared().rent_buf(n)` (or `rent_buf_owned` on an `Arc<BufferPool<u8>>` of your own) gives a buffer that implements `io::Write` and goes back to the pool when the sender drops it (chapter 3)",
     },
     Lab {
         n: 4,
@@ -138,7 +138,7 @@ pub const LABS: &[Lab] = &[
         task: "build and drop a tree of 200,000 nodes with a handful of allocations (chapter 4)",
         budgets: &[Budget {
             figure: "allocations",
-            what: "allocating calls to build, walk and drop 200,000 nodes",
+            what: "allocating calls (frees not counted) to build, walk and drop 200,000 nodes",
             limit: Limit::AtMost(32.0),
             units: 1,
             why: "the reference solution makes 1, an arena sized for the tree; an arena that grows makes one more per doubling of its chunk; the starting point makes one per node",
@@ -152,8 +152,8 @@ pub const LABS: &[Lab] = &[
         task: "write the receipt with no allocation per line once warm, within an instruction budget (chapter 5)",
         budgets: &[
             Budget {
-                figure: "allocations-per-line",
-                what: "allocating calls per line, once `out` has grown",
+                figure: "allocations",
+                what: "allocating calls over 10,000 lines, once `out` has grown",
                 limit: Limit::AtMost(0.0),
                 units: 1,
                 why: "the reference solution makes none",
@@ -167,7 +167,7 @@ pub const LABS: &[Lab] = &[
             },
         ],
         forbid_unsafe: false,
-        hint: "every field is already in the input: take it as a slice of the line instead of a `String`, parse the numbers from their bytes, and `write!` the receipt line straight into `out` (`Vec<u8>` implements `io::Write` and allocates only when it must grow) (chapter 5)",
+        hint: "every field is already in the input: borrow it (`str::from_utf8` on the input, `split('|')` without collecting) instead of copying it into a `String` or a `Vec`, and `write!` the receipt line straight into `out` (`Vec<u8>` implements `io::Write` and allocates only when it must grow) (chapter 5)",
     },
 ];
 

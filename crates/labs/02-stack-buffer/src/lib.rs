@@ -2,8 +2,9 @@
 //!
 //! `pack` counts the boxes an order needs: it bills every item (the larger of its weight and its
 //! volumetric weight), sorts the billed weights heaviest first, and puts each into the first box
-//! with room for it (first fit decreasing). It is correct, and it allocates twice on every call:
-//! one `Vec` for the weights, one for the boxes' free room.
+//! with room for it (first fit decreasing). It is correct, and it allocates on every call: one
+//! `Vec` for the weights, and one for the boxes' free room, which reallocates as it grows (the
+//! grader counts allocations and reallocations: "allocating calls").
 //!
 //! Make it allocate nothing for orders of up to 256 items (larger orders may allocate), without
 //! `unsafe` (the attribute below stays). Grade it with `cargo xtask lab 2`.

@@ -1,12 +1,12 @@
 //! Lab 3 (chapter 3): order lines encoded into messages, without an allocation per line.
 //!
 //! `encode` turns an order line into the message a server sends for it. The message is handed
-//! over: the grader keeps up to 64 of them in flight (as a socket writer's queue would) and drops
+//! over: the grader keeps up to 16 of them in flight (as a socket writer's queue would) and drops
 //! each when it is "sent", so one buffer you own and pass down cannot be reused here — the
 //! message outlives the call. Today every line allocates a new `String`.
 //!
 //! Make `encode` allocate nothing per line once warm, and within the instruction budget.
-//! You may change the type `Message` (it must be `AsRef<[u8]> + Send + 'static`). Grade it with
+//! You may change the type `Message` (it must be `AsRef<[u8]> + 'static`). Grade it with
 //! `cargo xtask lab 3`.
 
 /// One order line.

@@ -3,7 +3,9 @@
 //! `receipt` reads order lines, `order id|item|quantity|unit price in cents`, one per line, and
 //! writes one receipt line for each into `out`, a buffer the caller owns and passes down (it
 //! clears it between calls): the item, `quantity x unit price` and the line's total. This is the
-//! naive way: a `String` for each line, a `Vec` of its fields, and a `format!` per receipt line.
+//! naive way: a `String` copy of the whole input, a `Vec` of each line's fields, and a `format!`
+//! per receipt line. (The item is padded by `char`s, `{:<24}`, not by display width as the
+//! chapter's command does: keep this lab's format.)
 //!
 //! Make it allocate nothing per line once `out` has grown (the grader calls it twice with the
 //! same buffer and counts the second call), within the instruction budget, with the same output.

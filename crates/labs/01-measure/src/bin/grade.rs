@@ -11,13 +11,21 @@ use lab_01_measure as subject;
 
 const VALUES: u64 = 1_000;
 
+/// The checksum as the lab states it, kept here so that a change to `checksum` in src/lib.rs
+/// cannot change the expected answer.
+fn reference_checksum(values: &[u64]) -> u64 {
+    values.iter().fold(0u64, |acc, v| {
+        acc.rotate_left(5) ^ v.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    })
+}
+
 fn main() {
     let values: Vec<u64> = (0..VALUES).collect();
     if let Some(n) = grading::instructions_mode() {
         std::hint::black_box(subject::measured_loop(std::hint::black_box(&values), n));
         return;
     }
-    let expected = lab_01_measure::checksum(&values);
+    let expected = reference_checksum(&values);
     let got = subject::measured_loop(&values, 10);
     grading::correct(if got == expected {
         Ok(())

@@ -14,7 +14,24 @@ use lab_03_pool as subject;
 use lab_03_pool::OrderLine;
 
 /// Messages in flight: the sender's queue.
-const IN_FLIGHT: usize = 64;
+const IN_FLIGHT: usize = 16;
+
+/// The message as the lab states it, kept here so that a change to `encode` in src/lib.rs
+/// cannot change the expected answer.
+fn reference(line: &OrderLine) -> Vec<u8> {
+    let total = line.unit_price_cents * u64::from(line.quantity);
+    format!(
+        "{}|{}|{}|{}.{:02}|{}.{:02}\n",
+        line.order_id,
+        line.item,
+        line.quantity,
+        line.unit_price_cents / 100,
+        line.unit_price_cents % 100,
+        total / 100,
+        total % 100
+    )
+    .into_bytes()
+}
 
 fn lines(n: usize) -> Vec<OrderLine> {
     let names = [
@@ -64,7 +81,7 @@ fn main() {
     }
     let mut wrong = None;
     send_all(&all, &mut queue, |line, message| {
-        let expected = lab_03_pool::encode(line);
+        let expected = reference(line);
         if wrong.is_none() && message != expected.as_slice() {
             wrong = Some(format!(
                 "line {}: got {:?}, expected {:?}",
@@ -77,5 +94,5 @@ fn main() {
     grading::correct(wrong.map_or(Ok(()), Err));
     // Warm, then count a second pass over the same lines.
     let (_, calls) = grading::allocating_calls(|| send_all(&all, &mut queue, |_, _| {}));
-    grading::figure("allocations-per-line", calls as f64 / all.len() as f64);
+    grading::figure("allocations", calls as f64);
 }

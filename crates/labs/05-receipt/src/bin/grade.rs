@@ -11,6 +11,30 @@ use lab_05_receipt as subject;
 
 const LINES: usize = 10_000;
 
+/// The receipt as the lab states it, kept here so that a change to `receipt` in src/lib.rs
+/// cannot change the expected answer.
+fn reference(input: &[u8], out: &mut Vec<u8>) {
+    let text = String::from_utf8(input.to_vec()).expect("UTF-8");
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('|').collect();
+        let quantity: u64 = fields[2].parse().expect("a quantity");
+        let price: u64 = fields[3].parse().expect("a price");
+        let total = quantity * price;
+        out.extend_from_slice(
+            format!(
+                "{:<24} {:>4} x {:>6}.{:02} {:>9}.{:02}\n",
+                fields[1],
+                quantity,
+                price / 100,
+                price % 100,
+                total / 100,
+                total % 100
+            )
+            .as_bytes(),
+        );
+    }
+}
+
 fn input(lines: usize) -> Vec<u8> {
     let items = [
         "Green curry",
@@ -44,7 +68,7 @@ fn main() {
         return;
     }
     let mut expected = Vec::new();
-    lab_05_receipt::receipt(&input, &mut expected);
+    reference(&input, &mut expected);
     subject::receipt(&input, &mut out);
     grading::correct(if out == expected {
         Ok(())
@@ -61,5 +85,5 @@ fn main() {
     });
     out.clear();
     let (_, calls) = grading::allocating_calls(|| subject::receipt(&input, &mut out));
-    grading::figure("allocations-per-line", calls as f64 / LINES as f64);
+    grading::figure("allocations", calls as f64);
 }
