@@ -35,7 +35,7 @@ pub static CHAPTER: Chapter = Chapter {
     answer: &[
         Cited {
             key: "M1 · in this release build, the optimiser removed",
-            says: "in a release build, an allocation nothing observes was removed (so a count must keep its result)",
+            says: "in a release build, the compiler removed an allocation whose value nothing used (so a count must use what it counts)",
         },
         Cited {
             key: "M4 · the heap's fresh `vec![0u8; 2048]` / touching",
@@ -47,11 +47,11 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "M7 · the deleted benchmark cannot be told apart",
-            says: "a benchmark that drops its result cannot be told apart from an empty closure",
+            says: "a benchmark whose result is dropped, and whose input is not hidden from the compiler, times the same as an empty closure",
         },
         Cited {
             key: "M8 · some method's between-process spread",
-            says: "some figure moves more between processes than between a method and its twin, so every timed table runs in several processes",
+            says: "the same code, timed in two separate runs of the program, can differ more than two copies of it timed side by side in one run: so every timing here comes from several runs",
         },
     ],
     decisions: &[
@@ -68,7 +68,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "Count it with `lab::count` under `lab::CountingAlloc`, in a release build, its result kept with `black_box`",
             because: Cited {
                 key: "M1 · in this release build, the optimiser removed",
-                says: "a value nothing observes was not allocated at all",
+                says: "in this release build, an 8-byte `Box` nothing used was not allocated at all",
             },
         },
         Decision {
@@ -84,7 +84,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "Return the result (the harness passes it through `black_box`) and compare with an empty closure",
             because: Cited {
                 key: "M7 · the deleted benchmark cannot be told apart",
-                says: "the dropped result reads as the empty closure",
+                says: "a dropped result (input not hidden) times as the empty closure",
             },
         },
         Decision {

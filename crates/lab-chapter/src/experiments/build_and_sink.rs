@@ -139,7 +139,7 @@ fn m7_deleted_work(run: &Run) -> Vec<Table> {
     let mut table =
         run.own(measured.table_with("M7", "", &super::noise::compact_columns(&measured)));
     table.note(format!(
-        "Both closures call the same `checksum` over {} `u64`s; the deleted one drops the result.",
+        "Both closures call the same `checksum` over {} `u64`s. They differ in two things, as a real mistake does: the deleted one drops the result and does not hide its input from the compiler (`black_box`), so this table shows that the two together let the work vanish, not which one alone does.",
         workloads::CHECKSUM_LEN
     ));
     table.conclude(
