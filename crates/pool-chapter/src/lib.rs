@@ -80,7 +80,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "`pool::shared()`, or any crate that times within noise of it on your machine",
             because: Cited {
                 key: "P13 · the target, at 8,192 B",
-                says: "at 8 KiB, `pool::shared()` the fastest of the pools threads can share, or within noise",
+                says: "at 8 KiB, on one thread, `pool::shared()` the fastest of the pools threads can share, or within noise",
             },
         },
         Decision {
