@@ -7,8 +7,8 @@ use lab::{Cell, Table};
 
 use super::{STRATEGY_COLUMNS, memory};
 
-/// The column of R4 that holds each input's size.
-const INPUT_SIZE: &str = "input size";
+/// The column of R4 that names each input, its size in bytes in parentheses.
+const INPUT: &str = "input (bytes piped in)";
 
 /// Runs R4 and adds its figure to its table.
 pub(super) fn r4_with_figure(run: &Run) -> Vec<Table> {
@@ -21,12 +21,17 @@ pub(super) fn r4_with_figure(run: &Run) -> Vec<Table> {
     tables
 }
 
-/// A byte count in a cell: `Cell::Bytes`, or a text such as `≤ 3,203,072 B` (a figure at the
-/// measuring process's floor, which is an upper bound).
+/// A byte count in a cell: `Cell::Bytes`, a text such as `≤ 3,203,072 B` (a figure at the
+/// measuring process's floor, which is an upper bound), or an input's label ending with its
+/// size, `100,000 generated lines (3,409,568 B)`.
 fn bytes_of(cell: &Cell) -> Option<f64> {
     match cell {
         Cell::Bytes(b) => Some(*b as f64),
         Cell::Text(text) => {
+            let text = match text.rsplit_once('(') {
+                Some((_, size)) => size.trim_end_matches(')'),
+                None => text.as_str(),
+            };
             let digits: String = text
                 .trim_start_matches('≤')
                 .trim()
@@ -55,13 +60,13 @@ fn r4_plot(r4: &Table) -> Option<Plot> {
             .iter()
             .map(|&i| {
                 Some((
-                    bytes_of(r4.cell(i, INPUT_SIZE)?)?,
+                    bytes_of(r4.cell(i, INPUT)?)?,
                     bytes_of(r4.cell(i, column)?)?,
                 ))
             })
             .collect()
     };
-    let sizes = points(INPUT_SIZE)?;
+    let sizes = points(INPUT)?;
     let mut plot = Plot::lines(
         "r4-peak-by-input",
         "Peak resident memory of the whole command against the size of its input (a point marked ≤ in R4 is an upper bound)",
@@ -85,7 +90,7 @@ mod tests {
 
     /// A table shaped as R4's: two rows of generated lines and a worst case.
     fn r4_like(floor_cell: Cell) -> Table {
-        let mut columns = vec!["input", INPUT_SIZE];
+        let mut columns = vec![INPUT];
         let names: Vec<String> = STRATEGY_COLUMNS.iter().map(|s| format!("`{s}`")).collect();
         columns.extend(names.iter().map(String::as_str));
         let mut table = Table::new("R4", Kind::Fact, "", &columns);
@@ -94,7 +99,10 @@ mod tests {
             ("1,000,000 generated lines", 30_000_000),
             ("worst case", 16_000_000),
         ] {
-            let mut row = vec![Cell::text(label), Cell::Bytes(size)];
+            let mut row = vec![Cell::text(format!(
+                "{label} ({})",
+                Cell::Bytes(size).render()
+            ))];
             row.extend(STRATEGY_COLUMNS.iter().map(|_| floor_cell.clone()));
             table.row(row);
         }
@@ -105,6 +113,10 @@ mod tests {
     fn r4_figure_reads_byte_counts_and_upper_bounds_at_the_floor() {
         assert_eq!(bytes_of(&Cell::Bytes(4_096)), Some(4_096.0));
         assert_eq!(bytes_of(&Cell::text("≤ 3,203,072 B")), Some(3_203_072.0));
+        assert_eq!(
+            bytes_of(&Cell::text("100,000 generated lines (3,409,568 B)")),
+            Some(3_409_568.0)
+        );
         assert_eq!(bytes_of(&Cell::text("(none)")), None);
     }
 
