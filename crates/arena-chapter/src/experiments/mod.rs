@@ -33,7 +33,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
-            says: "Faster, when the objects live for one pass of a loop you own: the arena, or a `Vec` you reserve once and `clear()` per pass",
+            says: "Objects that live for one pass of a loop you own: a fresh `bumpalo` arena per pass, linked by references, or a `Vec` reserved once, `clear()`ed per pass and linked by indices (the two differ in where the memory comes from and in references against indices); the faster",
         },
         Cited {
             key: "A6 · under glibc: the free-list pool faster than the arena under churn",
@@ -67,10 +67,10 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Objects are freed one at a time while others stay live",
-            action: "Use a free-list pool: it reuses the slot just freed, where an arena only grows",
+            action: "Use a free-list pool: it reuses the slot just freed, where an arena only grows (A6-bytes: its peak is at most a tenth of the arena's)",
             because: Cited {
-                key: "A6-bytes · under churn, the free-list pool's peak at most a tenth",
-                says: "the pool's peak at most a tenth of the arena's",
+                key: "X1-arena · churn: the free-list pool instead of one `Box` per object · pays under glibc?",
+                says: "under churn, the free-list pool instead of one `Box` per object pays",
             },
         },
         Decision {

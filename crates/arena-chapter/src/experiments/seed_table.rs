@@ -115,7 +115,7 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
 }
 
 /// Where A1's reused row differs from its neighbours in more than its memory strategy.
-const COLDER: &str = "In this round the reused `Vec` also pays for a colder cache than the others (appendix); A1-reuse times it fairly.";
+const COLDER: &str = "The reused `Vec`'s row here is not its comparison: in A1's round-robin its block was last written a whole round earlier, so it starts colder than the fresh blocks (appendix); A1-reuse times it against the arena with each block as warm as the other.";
 
 /// A1's one line on the seed: its medians for the rows it has, and where to find ours.
 fn seed_line() -> String {
