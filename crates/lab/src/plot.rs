@@ -196,18 +196,7 @@ impl Plot {
         let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
         let px = |x: f64| LEFT + x_axis.fraction(x) * plot_w;
         let py = |y: f64| TOP + (1.0 - y_axis.fraction(y)) * plot_h;
-        let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
-            WIDTH / 2.0,
-            escape(&self.title)
-        );
+        let mut svg = self.header(HEIGHT);
         for x in x_axis.ticks() {
             let _ = writeln!(
                 svg,
@@ -279,6 +268,23 @@ impl Plot {
 }
 
 impl Plot {
+    /// The document's opening, a white background and the title, for a chart `height` high.
+    fn header(&self, height: f64) -> String {
+        let mut svg = String::new();
+        let _ = writeln!(
+            svg,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+            WIDTH / 2.0,
+            escape(&self.title)
+        );
+        svg
+    }
+
     fn bars_svg(&self) -> String {
         const LABELS: f64 = 300.0;
         const BAR: f64 = 22.0;
@@ -295,18 +301,7 @@ impl Plot {
         let plot_h = BAR * 1.5 * self.series.len() as f64;
         let height = TOP + plot_h + BOTTOM;
         let px = |v: f64| LABELS + axis.fraction(v) * plot_w;
-        let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
-            WIDTH / 2.0,
-            escape(&self.title)
-        );
+        let mut svg = self.header(height);
         for v in axis.ticks() {
             let _ = writeln!(
                 svg,
