@@ -116,19 +116,19 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
     let small_spilled: Vec<&BySize> = runs.iter().filter(|s| 2 * s.size > SMALL_INLINE).collect();
     let questions: [(&str, &[&BySize], &str, &str); 3] = [
         (
-            "the sizes up to its inline capacity (128 items) at which `SmallVec<[f64; 256]>`, which zeroes only the 2N values in use, is faster than the hand-written hybrid, which zeroes all 2 KiB",
+            "the sizes up to 128 items at which `SmallVec<[f64; 256]>`, zeroing 2N values, is faster than the hybrid, zeroing 2 KiB",
             &inline,
             LARGE,
             HYBRID,
         ),
         (
-            "the sizes above 128 items at which the hybrid's warm pool is faster than `SmallVec<[f64; 256]>`, which allocates on every call",
+            "the sizes above 128 items at which the hybrid's warm pool is faster than `SmallVec<[f64; 256]>`",
             &spilled,
             HYBRID,
             LARGE,
         ),
         (
-            "the sizes above 16 items at which the hybrid is faster than `SmallVec<[f64; 32]>`, which allocates on every call",
+            "the sizes above 16 items at which the hybrid is faster than `SmallVec<[f64; 32]>`",
             &small_spilled,
             HYBRID,
             SMALL,

@@ -164,10 +164,10 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
 /// S1-baselines: the caps against what a Rust programmer already has, from S1's runs: a buffer
 /// the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one.
 fn baselines_table(runs: &[BySize]) -> Table {
-    let cap_over_reused = |cap: &'static str| {
+    let cap = |cap: &'static str| {
         move |s: &BySize| {
             if fits(s.size) {
-                s.measured.ratio_cell(cap, REUSED)
+                s.measured.expect(cap).median_cell()
             } else {
                 Cell::text("does not fit")
             }
@@ -175,21 +175,21 @@ fn baselines_table(runs: &[BySize]) -> Table {
     };
     let mut table = Columns::new()
         .col("N items", |s: &BySize| Cell::count(s.size))
-        .col("reused `Vec` (`clear()`, passed down)", |s: &BySize| {
+        .col("reused `Vec`, passed down", |s: &BySize| {
             s.measured.expect(REUSED).median_cell()
         })
-        .col("fresh, unzeroed: `Vec::with_capacity(2N)`", |s: &BySize| {
+        .col("fresh `Vec::with_capacity(2N)`", |s: &BySize| {
             s.measured.expect(HEAP_UNINIT).median_cell()
         })
-        .col("fresh, zeroed: `vec![0.0; 2N]`", |s: &BySize| {
+        .col("fresh `vec![0.0; 2N]`", |s: &BySize| {
             s.measured.expect(HEAP).median_cell()
         })
-        .col("unzeroed cap / reused", cap_over_reused(STACK_UNINIT))
-        .col("zeroed cap / reused", cap_over_reused(STACK))
+        .col("stack 2 KiB cap, `MaybeUninit`", cap(STACK_UNINIT))
+        .col("stack 2 KiB cap, zeroed", cap(STACK))
         .table(
             "S1-baselines",
             Kind::Time,
-            "The 2 KiB caps against what a Rust programmer already has, from S1's runs: a buffer the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one",
+            "What a Rust programmer already has beside the 2 KiB stack caps, from S1's runs: a buffer the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one",
             runs,
         );
     table.note(runs[0].measured.protocol_note());
@@ -291,7 +291,7 @@ fn s2_table(runs: &[BySize]) -> Table {
             &fitting,
         );
     s2.note(runs[0].measured.protocol_note());
-    s2.note("Each cell is a verdict: a method is named when it was resolvably faster in every process (its difference beat both twins' disagreement and the absolute floor in that process). *Varies between runs (k of n)* means the processes did not agree: k reached the most common answer. That is the honest answer where the two are close, and the reason a single run's crossover is not a result.");
+    s2.note("Each cell is a verdict; *varies between runs (k of n)*: k processes reached the most common answer, which is why a single run's crossover is not a result.");
     s2.note("These crossovers are the seed's, between buffers that are both zeroed (the unzeroed cap's columns excepted). S1-baselines puts both caps against a buffer the caller owns and reuses, which zeroes and allocates nothing, and against a fresh unzeroed one.");
     s2.note("The cap here is a proxy for the production hybrid, as the seed's `FixedCapOnly` was: the array and the touch, without `Scratch::Hybrid`'s branch and pool fallback. S7 times the real `Hybrid` in the whole operation.");
     s2.note("The seed's cap is a literal-size `stackalloc` of 2 KiB, zeroed (`FixedCapOnly`) or under `[SkipLocalsInit]` (`FixedCapOnlyNoInit`, about 3 ns, faster than everything at all seven sizes), against `new double[2N]` and `ArrayPool`, one process, with a 29 % noise floor of its own.");

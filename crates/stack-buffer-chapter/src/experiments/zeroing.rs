@@ -143,13 +143,7 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
     let mut s3 = run.own(
         Columns::new()
             .col("size", |s: &&Size| Cell::bytes(s.bytes))
-            .col("stack, zeroed", |s: &&Size| {
-                m.expect(&s.zeroed).median_cell()
-            })
-            .col("stack, `MaybeUninit`", |s: &&Size| {
-                m.expect(&s.uninit).median_cell()
-            })
-            .col("reused `Vec` (passed down)", |s: &&Size| {
+            .col("reused `Vec`, passed down", |s: &&Size| {
                 m.expect(&s.heap()[2]).median_cell()
             })
             .col("fresh `Vec::with_capacity`", |s: &&Size| {
@@ -157,6 +151,12 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
             })
             .col("fresh `vec![0.0; n]`", |s: &&Size| {
                 m.expect(&s.heap()[0]).median_cell()
+            })
+            .col("stack, `MaybeUninit`", |s: &&Size| {
+                m.expect(&s.uninit).median_cell()
+            })
+            .col("stack, zeroed", |s: &&Size| {
+                m.expect(&s.zeroed).median_cell()
             })
             .table("S3", Kind::Time, "", &factorial),
     );
