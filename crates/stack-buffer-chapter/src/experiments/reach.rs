@@ -189,7 +189,7 @@ fn baselines_table(runs: &[BySize]) -> Table {
         .table(
             "S1-baselines",
             Kind::Time,
-            "What a Rust programmer already has beside the 2 KiB stack caps, from S1's runs: a buffer the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one",
+            "A buffer the caller owns and reuses, a fresh one, a fresh zeroed one, and the 2 KiB stack caps, from S1's runs",
             runs,
         );
     table.note(runs[0].measured.protocol_note());

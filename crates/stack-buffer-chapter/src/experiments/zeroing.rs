@@ -190,7 +190,7 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
     );
     let smallest = factorial[0];
     s3.conclude(
-        format!("the sizes at which the `MaybeUninit` stack array is slower than the one of {}, nothing zeroed", bytes_label(smallest.bytes)),
+        format!("the sizes at which the `MaybeUninit` stack array, nothing zeroed, is slower than the one of {}", bytes_label(smallest.bytes)),
         agree(m.process_count(), |p| {
             let outcomes: Vec<(usize, Option<bool>)> = factorial[1..]
                 .iter()
