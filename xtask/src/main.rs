@@ -22,7 +22,7 @@
 
 //!
 //! Layers, each importing only from those below it (no command imports another):
-//! - `commands`: `report`, `verify`, `book`: what a user asks for;
+//! - `commands`: `report`, `verify`, `book`, `lab`: what a user asks for;
 //! - `work`: building and running the experiments binaries (`run`), rendering the docs
 //!   (`render`);
 //! - `data`: the workspace and its chapters (read from each chapter package's
@@ -31,6 +31,7 @@
 
 mod commands {
     pub mod book;
+    pub mod lab;
     pub mod report;
     pub mod verify;
 }
@@ -49,7 +50,7 @@ mod work {
     pub mod run;
 }
 
-use commands::{book, report, verify};
+use commands::{book, lab, report, verify};
 use data::workspace::Workspace;
 
 use std::process::ExitCode;
@@ -61,12 +62,16 @@ const USAGE: &str = "\
 usage: cargo xtask report [--only CHAPTER] [--quick] [--processes K] [--check] [--allow-dirty]
        cargo xtask verify [--only CHAPTER] [--quick] [--processes K] [--strict] [--save [--name NAME]]
        cargo xtask book
+       cargo xtask lab <N> | --check
 
   report            run every chapter's experiments and regenerate docs/ and docs/data/
   verify            run every timed experiment fresh and say which of the docs' conclusions
                     hold on this machine (writes nothing unless --save)
   book              check docs/' links and figures and build the book into target/book/
                     (installs mdBook into target/tools/ the first time)
+  lab N             grade lab N (crates/labs/, one per chapter) by exact counts
+  lab --check       grade every reference solution (must pass) and starting point (must fail
+                    on its budget)
   --only CHAPTER    one chapter (its name in docs/data/<name>.json: lab, pool, …)
   --quick           short timing settings, one process (a smoke run: never commit its numbers)
   --processes K     independent processes per timed experiment (default 3; --quick: 1)
@@ -94,6 +99,7 @@ enum Command {
     Report(report::Options),
     Verify(verify::Options),
     Book,
+    Lab(lab::Options),
 }
 
 fn main() -> ExitCode {
@@ -120,6 +126,7 @@ fn main() -> ExitCode {
         Command::Report(options) => report::run(&ws, &options),
         Command::Verify(options) => verify::run(&ws, &options),
         Command::Book => book::run(&ws),
+        Command::Lab(options) => lab::run(&ws, options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -150,6 +157,22 @@ fn parse(args: &[String], chapters: &[&str]) -> Result<Option<Command>, String> 
         "help" | "--help" | "-h" => return Ok(None),
         "report" => false,
         "verify" => true,
+        "lab" => {
+            return match rest {
+                [flag] if flag == "--check" => Ok(Some(Command::Lab(lab::Options::Check))),
+                [flag] if flag == "--help" || flag == "-h" => Ok(None),
+                [n] => match n.parse::<u8>() {
+                    Ok(n) if (1..=lab::LABS.len() as u8).contains(&n) => {
+                        Ok(Some(Command::Lab(lab::Options::Grade(n))))
+                    }
+                    _ => Err(format!(
+                        "`lab` takes a lab number, 1 to {}, or --check; not `{n}`",
+                        lab::LABS.len()
+                    )),
+                },
+                _ => Err("`lab` takes one lab number, or --check".to_owned()),
+            };
+        }
         "book" => {
             return match rest.first() {
                 None => Ok(Some(Command::Book)),
@@ -266,6 +289,27 @@ mod tests {
         );
         assert_eq!(report(&["report"]).common.processes, 3);
         assert_eq!(report(&["report", "--processes", "5"]).common.processes, 5);
+    }
+
+    #[test]
+    fn lab_takes_a_number_or_check() {
+        assert!(matches!(
+            parse(&args(&["lab", "3"]), CHAPTERS),
+            Ok(Some(Command::Lab(lab::Options::Grade(3))))
+        ));
+        assert!(matches!(
+            parse(&args(&["lab", "--check"]), CHAPTERS),
+            Ok(Some(Command::Lab(lab::Options::Check)))
+        ));
+        for bad in [
+            &["lab"][..],
+            &["lab", "0"],
+            &["lab", "6"],
+            &["lab", "x"],
+            &["lab", "1", "2"],
+        ] {
+            assert!(parse(&args(bad), CHAPTERS).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 #![deny(missing_docs)]
 
-use lab::report::{Chapter, Source};
+use lab::report::{Chapter, Cited, Decision, Source};
 
 pub mod experiments;
 pub mod workloads;
@@ -32,6 +32,68 @@ pub static CHAPTER: Chapter = Chapter {
             note: "The C# `stackalloc` article (BenchmarkDotNet, .NET 10): its twins, its floor and its publish rule are the model for chapter 1's timing protocol.",
         },
     ],
-    answer: &[],
-    decisions: &[],
+    answer: &[
+        Cited {
+            key: "M1 · in this release build, the optimiser removed",
+            says: "in a release build, an allocation nothing observes was removed (so a count must keep its result)",
+        },
+        Cited {
+            key: "M4 · the heap's fresh `vec![0u8; 2048]` / touching",
+            says: "a fresh zeroed 2 KiB heap buffer, against touching a buffer you already own",
+        },
+        Cited {
+            key: "M6 · `format!` of the order line: the faster of",
+            says: "the faster of a dev build and a release build of the same `format!` call",
+        },
+        Cited {
+            key: "M7 · the deleted benchmark cannot be told apart",
+            says: "a benchmark that drops its result cannot be told apart from an empty closure",
+        },
+        Cited {
+            key: "M8 · some method's between-process spread",
+            says: "some figure moves more between processes than between a method and its twin, so every timed table runs in several processes",
+        },
+    ],
+    decisions: &[
+        Decision {
+            situation: "You need scratch memory in a hot loop",
+            action: "Reuse a buffer you own and pass it down (`&mut [u8]`, or a `Vec` you `clear()`); time every other technique against it",
+            because: Cited {
+                key: "M4 · the heap's fresh `vec![0u8; 2048]` / touching",
+                says: "a fresh zeroed 2 KiB heap buffer against touching one you own",
+            },
+        },
+        Decision {
+            situation: "You want to know whether a call allocates",
+            action: "Count it with `lab::count` under `lab::CountingAlloc`, in a release build, its result kept with `black_box`",
+            because: Cited {
+                key: "M1 · in this release build, the optimiser removed",
+                says: "a value nothing observes was not allocated at all",
+            },
+        },
+        Decision {
+            situation: "You time a change",
+            action: "Build with `--release`, and write the profile beside the figure",
+            because: Cited {
+                key: "M6 · `format!` of the order line: the faster of",
+                says: "the faster build for the same `format!` call",
+            },
+        },
+        Decision {
+            situation: "Your benchmark drops its result or returns `()`",
+            action: "Return the result (the harness passes it through `black_box`) and compare with an empty closure",
+            because: Cited {
+                key: "M7 · the deleted benchmark cannot be told apart",
+                says: "the dropped result reads as the empty closure",
+            },
+        },
+        Decision {
+            situation: "Two ways differ by a few percent in one run",
+            action: "Believe a verdict only if every one of several processes reaches it; run `cargo xtask verify` on your machine",
+            because: Cited {
+                key: "M8 · some method's between-process spread",
+                says: "processes disagree more than twins do",
+            },
+        },
+    ],
 };

@@ -136,6 +136,20 @@ pub fn count_command(program: &std::path::Path, args: &[&str]) -> Result<u64, St
     callgrind(&[], program, args, |_| {})
 }
 
+/// The instructions another program executes, whatever this binary's profile (`count_command`
+/// refuses in a dev build, whose children would be dev builds too): for a grader that counts a
+/// release binary it built.
+///
+/// # Errors
+/// If valgrind is missing, the program fails, or callgrind's output cannot be read.
+pub fn count_program(program: &std::path::Path, args: &[&str]) -> Result<u64, String> {
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        _ => return Err("valgrind is not installed".to_owned()),
+    }
+    callgrind(&[], program, args, |_| {})
+}
+
 /// The `totals:` (or `summary:`) instruction count of a callgrind output file.
 pub fn parse_total(text: &str) -> Option<u64> {
     text.lines()

@@ -168,6 +168,16 @@ fn nice_step(raw: f64) -> f64 {
     nice * magnitude
 }
 
+/// A tick or value label: a whole number as one (`2`, `1,000`), else three significant digits.
+fn tick(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        let n = crate::fmt::thousands(x.abs() as u64);
+        if x < 0.0 { format!("−{n}") } else { n }
+    } else {
+        significant(x, 3)
+    }
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -206,7 +216,7 @@ impl Plot {
                 TOP,
                 TOP + plot_h,
                 TOP + plot_h + 16.0,
-                significant(x, 3)
+                tick(x)
             );
         }
         for y in y_axis.ticks() {
@@ -218,7 +228,7 @@ impl Plot {
                 LEFT + plot_w,
                 LEFT - 6.0,
                 py(y) + 4.0,
-                significant(y, 3)
+                tick(y)
             );
         }
         let _ = writeln!(
@@ -305,7 +315,7 @@ impl Plot {
                 TOP,
                 TOP + plot_h,
                 TOP + plot_h + 16.0,
-                significant(v, 3)
+                tick(v)
             );
         }
         for (idx, series) in self.series.iter().enumerate() {
@@ -328,7 +338,7 @@ impl Plot {
                 escape(&series.name),
                 px(value) + 4.0,
                 y + BAR * 0.7,
-                significant(value, 3)
+                tick(value)
             );
         }
         let _ = writeln!(

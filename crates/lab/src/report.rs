@@ -271,6 +271,11 @@ pub struct ExperimentInfo {
     /// The ids of the tables it produced (its own first).
     #[serde(default)]
     pub tables: Vec<String>,
+    /// A fingerprint of what this experiment compiles from (its chapter's sources without the
+    /// other experiments' modules), which machine records are matched by; set by `cargo xtask
+    /// report`, empty when the sources had uncommitted changes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sources: String,
 }
 
 impl ExperimentInfo {
@@ -288,6 +293,7 @@ impl ExperimentInfo {
             allocator_sensitive: experiment.allocator_sensitive,
             needs: experiment.needs.iter().map(|s| (*s).to_owned()).collect(),
             tables: Vec::new(),
+            sources: String::new(),
         }
     }
 }

@@ -8,7 +8,7 @@ pub mod decisions;
 mod experiments;
 pub mod workloads;
 
-use lab::report::{Chapter, Source};
+use lab::report::{Chapter, Cited, Decision, Source};
 
 /// Chapter 3: its experiments in the order the chapter presents them.
 pub static CHAPTER: Chapter = Chapter {
@@ -28,6 +28,68 @@ pub static CHAPTER: Chapter = Chapter {
             note: "An `ArrayPool` benchmark by size (a translation into Chinese): BenchmarkDotNet 0.10.7, .NET Core 2.0 preview, an Intel Core i7-6600U under Windows 10. Its published table stops at 100,000 bytes, and its allocate row there reads 10,024 B allocated, evidently a typo for 100,024 B.",
         },
     ],
-    answer: &[],
-    decisions: &[],
+    answer: &[
+        Cited {
+            key: "P1 · bytes a warm rent and give-back allocates per line",
+            says: "Bytes a warm rent allocates per order line",
+        },
+        Cited {
+            key: "P10 · under glibc, the sizes at which one reused `Vec` beats a warm rent",
+            says: "The sizes at which one `Vec` you own and pass down beats a rent from the pool",
+        },
+        Cited {
+            key: "P10-hit · the pool's hit path / a fresh, unzeroed",
+            says: "At 8 KiB, a warm rent's time against a fresh, unzeroed buffer's",
+        },
+        Cited {
+            key: "P12 · under glibc, the thread counts at which `pool::shared()` beats a fresh, unzeroed",
+            says: "With threads renting at once, the thread counts at which the pool beats a fresh, unzeroed buffer",
+        },
+        Cited {
+            key: "X1-pool · under mimalloc, the sizes of P10 at which a fresh, unzeroed",
+            says: "Under mimalloc, the sizes at which a fresh, unzeroed buffer beats a warm rent",
+        },
+    ],
+    decisions: &[
+        Decision {
+            situation: "The code that fills the buffer is yours to call",
+            action: "Own one buffer and pass it down: `Vec::with_capacity(n)` once, `clear()` per use, `&mut Vec<u8>` to the callee; no pool",
+            because: Cited {
+                key: "P13 · at 8,192 B, one reused `Vec<u8>`",
+                says: "at 8 KiB, one reused `Vec` faster than every pool and fresh buffer",
+            },
+        },
+        Decision {
+            situation: "The buffer crosses threads, outlives the call, or is asked for by code you do not own",
+            action: "Rent it: `pool::shared().rent(n)`, or `rent_owned` from a pool in an `Arc`; the guard gives it back when dropped",
+            because: Cited {
+                key: "P10-hit · under glibc, at 8 KiB, the faster of the pool's hit path and a fresh, unzeroed",
+                says: "at 8 KiB, the faster of a warm rent and a fresh, unzeroed buffer",
+            },
+        },
+        Decision {
+            situation: "Many threads rent at once",
+            action: "Keep the thread caches on (the shared pool's default): a hit then takes no lock",
+            because: Cited {
+                key: "P12 · under glibc, the thread counts at which `pool::shared()` beats the same pool without thread caches",
+                says: "the thread counts at which the pool beats itself without thread caches",
+            },
+        },
+        Decision {
+            situation: "You are choosing a pool crate for byte buffers that threads share",
+            action: "`pool::shared()`, or any crate that times within noise of it on your machine",
+            because: Cited {
+                key: "P13 · the target, at 8,192 B",
+                says: "at 8 KiB, `pool::shared()` the fastest of the pools threads can share, or within noise",
+            },
+        },
+        Decision {
+            situation: "The buffer holds a secret (a key, a card number)",
+            action: "Give it back with `give_back_cleared`, or use a pool with `ClearPolicy::OnReturn`; `rent_cleared` does not wipe it",
+            because: Cited {
+                key: "P5 · bytes of a 16-byte secret the next plain renter reads after `give_back_cleared`",
+                says: "bytes of the secret the next renter reads after `give_back_cleared`",
+            },
+        },
+    ],
 };

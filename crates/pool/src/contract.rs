@@ -14,7 +14,7 @@
 //! (`cargo +nightly test --doc -p hotpath-pool`).
 //!
 //! The chapter's table of the contract (P5) names each rule by its section here. What is left
-//! to run time is measured in the chapter (`docs/03-pool.md`, P4–P9): stale data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers kept for good — with
+//! to run time is measured in the chapter (`docs/03-pool.md`, P4, and its appendix, P5–P9): stale data under [`ClearPolicy::Never`](crate::ClearPolicy::Never), buffers kept for good — with
 //! `mem::forget`, `Box::leak`, a `ManuallyDrop`, or a guard parked in a long-lived structure
 //! (all safe: the pool allocates a new one) — returns beyond a bucket's bound (freed and
 //! counted), and the memory the pool retains.

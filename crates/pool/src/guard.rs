@@ -149,6 +149,23 @@ macro_rules! guard {
             }
         }
 
+        /// The elements shown, as [`Deref`] gives them: with `u8`, an [`OwnedRented`] (or a
+        /// `Rented<'static, u8>` of [`shared`](crate::shared)) can own a `bytes::Bytes`
+        /// (`Bytes::from_owner`), which gives the buffer back when its last clone is dropped.
+        impl<$($lt,)? T: Copy + Default + Send + 'static> AsRef<[T]> for $guard<$($lt,)? T> {
+            #[inline]
+            fn as_ref(&self) -> &[T] {
+                self
+            }
+        }
+
+        impl<$($lt,)? T: Copy + Default + Send + 'static> AsMut<[T]> for $guard<$($lt,)? T> {
+            #[inline]
+            fn as_mut(&mut self) -> &mut [T] {
+                self
+            }
+        }
+
         impl<$($lt,)? T: Copy + Default + Send + 'static> Drop for $guard<$($lt,)? T> {
             #[inline(always)]
             fn drop(&mut self) {

@@ -1,9 +1,11 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
-// `unsafe` code is allowed in three modules only, `slot`, `cache` and `guard`; every block says
-// why it is sound.
+// `unsafe` code is allowed in four modules only, `slot`, `cache`, `guard` and `buf`; every block
+// says why it is sound.
 #![deny(unsafe_code)]
 
+#[allow(unsafe_code)]
+mod buf;
 #[allow(unsafe_code)]
 mod cache;
 pub mod contract;
@@ -20,6 +22,7 @@ use std::mem;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+pub use buf::{OwnedRentedBuf, RentedBuf};
 use cache::{
     Counter, Counters, Create, Inner, Limits, Owned, PoolId, SHARED_ID, Tally, lock, with_local,
 };
@@ -336,6 +339,15 @@ pub struct RentError {
 impl RentError {
     pub(crate) fn new(requested: usize, source: TryReserveError) -> Self {
         Self { requested, source }
+    }
+
+    /// A request of more elements than a `usize` holds (`requested` saturated at
+    /// `usize::MAX`): the error the allocator's size check gives for it.
+    pub(crate) fn capacity_overflow(requested: usize) -> Self {
+        match Vec::<u8>::new().try_reserve_exact(usize::MAX) {
+            Err(source) => Self::new(requested, source),
+            Ok(()) => unreachable!("no allocation is larger than isize::MAX bytes"),
+        }
     }
 
     /// The number of elements that was asked for.
@@ -796,11 +808,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent(&self, len: usize) -> Result<Rented<'_, T>, RentError> {
-        let buf = match cache::take_cached(self.id, len) {
-            Some(buf) => buf,
-            None => self.try_take_slow(len)?,
-        };
-        Ok(Rented::new(buf, len, self))
+        Ok(Rented::new(self.try_take(len)?, len, self))
     }
 
     /// Like [`rent_owned`](Self::rent_owned), with [`try_rent`](Self::try_rent)'s fallible
@@ -819,10 +827,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent_owned(self: Arc<Self>, len: usize) -> Result<OwnedRented<T>, RentError> {
-        let buf = match cache::take_cached(self.id, len) {
-            Some(buf) => buf,
-            None => self.try_take_slow(len)?,
-        };
+        let buf = self.try_take(len)?;
         Ok(OwnedRented::new(buf, len, self))
     }
 
@@ -879,13 +884,121 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         OwnedRented::new(buf, len, self)
     }
 
+    /// Rents a buffer to write into: a [`RentedBuf`] of length 0 with room for at least
+    /// `capacity` elements, which grows as it is written to, like a `Vec`, within its bucket
+    /// and then by moving to a larger one (giving the smaller buffer back). Its capacity is
+    /// `capacity` rounded up to its bucket, as [`rent`](Self::rent)'s is; `rent_buf(0)` has
+    /// none and allocates nothing until the first write. It shows only what was written, so the
+    /// previous renter's data is never readable through it.
+    ///
+    /// It counts as one rent, and each move to a larger bucket as one more rent and one
+    /// return, so [`PoolStats::outstanding`] counts it once.
+    ///
+    /// # Panics
+    /// As [`rent`](Self::rent) does; a `capacity` that comes from input should go through
+    /// [`try_rent_buf`](Self::try_rent_buf).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Write;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// let mut line = p.rent_buf(64);
+    /// assert_eq!((line.len(), line.capacity()), (0, 64));
+    /// let (id, item, qty) = (1042, "Pad Thai", 2);
+    /// write!(line, "{id}|{item}|{qty}")?;
+    /// assert_eq!(&line[..], b"1042|Pad Thai|2");
+    /// drop(line);
+    /// assert_eq!(p.stats().outstanding(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    #[must_use = "dropping a `RentedBuf` gives the buffer back at once"]
+    #[inline]
+    pub fn rent_buf(&self, capacity: usize) -> RentedBuf<'_, T> {
+        RentedBuf::new(self.take(capacity), self)
+    }
+
+    /// Like [`rent_buf`](Self::rent_buf), with [`try_rent`](Self::try_rent)'s fallible
+    /// allocation: any `capacity` that cannot be allocated is an error, not a panic or an
+    /// abort, and counts nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new());
+    /// assert_eq!(p.try_rent_buf(100)?.capacity(), 128);
+    /// assert!(p.try_rent_buf(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
+    pub fn try_rent_buf(&self, capacity: usize) -> Result<RentedBuf<'_, T>, RentError> {
+        Ok(RentedBuf::new(self.try_take(capacity)?, self))
+    }
+
+    /// Like [`rent_buf`](Self::rent_buf), with a guard that owns an `Arc` of the pool, as
+    /// [`rent_owned`](Self::rent_owned)'s does: an [`OwnedRentedBuf`] is `'static`, and `Send`
+    /// when `T` is, so it can move to another thread, or be handed to an I/O writer as the
+    /// owner of a `bytes::Bytes` (`Bytes::from_owner`) without a copy.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// let mut reply = Arc::clone(&p).rent_buf_owned(256);
+    /// reply.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+    /// let sent = std::thread::spawn(move || reply.len()).join().unwrap();
+    /// assert_eq!((sent, p.stats().outstanding()), (17, 0));
+    /// ```
+    #[must_use = "dropping an `OwnedRentedBuf` gives the buffer back at once"]
+    pub fn rent_buf_owned(self: Arc<Self>, capacity: usize) -> OwnedRentedBuf<T> {
+        let buf = self.take(capacity);
+        OwnedRentedBuf::new(buf, self)
+    }
+
+    /// Like [`rent_buf_owned`](Self::rent_buf_owned), with
+    /// [`try_rent`](Self::try_rent)'s fallible allocation (the `Arc` is dropped when it fails).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = Arc::new(BufferPool::<u8>::new(PoolConfig::new()));
+    /// assert_eq!(Arc::clone(&p).try_rent_buf_owned(100)?.capacity(), 128);
+    /// assert!(Arc::clone(&p).try_rent_buf_owned(usize::MAX).is_err());
+    /// # Ok::<(), hotpath_pool::RentError>(())
+    /// ```
+    pub fn try_rent_buf_owned(
+        self: Arc<Self>,
+        capacity: usize,
+    ) -> Result<OwnedRentedBuf<T>, RentError> {
+        let buf = self.try_take(capacity)?;
+        Ok(OwnedRentedBuf::new(buf, self))
+    }
+
+    /// [`Self::take`] with [`try_rent`](Self::try_rent)'s fallible allocation.
+    #[inline]
+    pub(crate) fn try_take(&self, len: usize) -> Result<Box<[T]>, RentError> {
+        match cache::take_cached(self.id, len) {
+            Some(buf) => Ok(buf),
+            None => self.try_take_slow(len),
+        }
+    }
+
     /// Gets a buffer for a request of `len` elements and counts the rent.
     ///
     /// The fast path — this thread's cache known to the fast path and holding a buffer of the
     /// bucket — is inlined into the caller for the process-wide pool, and one call away for
     /// the other pool this thread used last; everything else goes through [`Self::take_slow`].
     #[inline(always)]
-    fn take(&self, len: usize) -> Box<[T]> {
+    pub(crate) fn take(&self, len: usize) -> Box<[T]> {
         if self.id != SHARED_ID {
             return self.take_other(len);
         }

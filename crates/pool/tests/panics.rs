@@ -170,6 +170,47 @@ fn an_owned_guard_dropped_while_unwinding_under_on_return_does_not_abort() {
 }
 
 #[test]
+fn a_rented_buf_whose_growth_panics_in_default_keeps_what_it_wrote_and_comes_back() {
+    let p = pool(ClearPolicy::Never);
+    let mut buf = p.rent_buf(16);
+    buf.extend_from_slice(&[Bomb(1); 16]);
+    let caught = {
+        arm(true);
+        let caught = panic::catch_unwind(AssertUnwindSafe(|| buf.push(Bomb(2))));
+        arm(false);
+        caught
+    };
+    assert!(
+        caught.is_err(),
+        "the fresh 32-element buffer's default panics"
+    );
+    assert_eq!((buf.len(), buf.capacity(), buf[15]), (16, 16, Bomb(1)));
+    buf.push(Bomb(3));
+    assert_eq!((buf.len(), buf.capacity()), (17, 32));
+    drop(buf);
+    let s = p.stats();
+    assert_eq!((s.outstanding(), s.retained_buffers), (0, 2));
+}
+
+#[test]
+fn a_rented_buf_whose_move_panics_while_on_return_clears_discards_the_smaller_buffer() {
+    let p = pool(ClearPolicy::OnReturn);
+    drop(p.rent(32)); // the bucket it moves to is kept: taking it runs no element code
+    let mut buf = p.rent_buf(16);
+    buf.extend_from_slice(&[Bomb(1); 16]);
+    panics(move || {
+        buf.push(Bomb(2)); // clearing the 16-element buffer it leaves panics
+        unreachable!("the move panics");
+    });
+    let s = p.stats();
+    assert_eq!((s.outstanding(), s.returns, s.discarded), (0, 3, 2));
+    assert_eq!(
+        s.retained_buffers, 0,
+        "no buffer that was not cleared is kept"
+    );
+}
+
+#[test]
 fn a_fresh_buffer_whose_default_or_clone_panics_counts_nothing() {
     let p = pool(ClearPolicy::Never);
     panics(|| drop(p.rent(10)));

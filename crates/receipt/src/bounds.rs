@@ -53,24 +53,29 @@ const fn bucket(len: usize) -> usize {
     len.next_power_of_two()
 }
 
-/// The largest buffer the `pooled` strategy can ask for: when a receipt outgrows its buffer it
-/// asks for at least twice as much, and a buffer is outgrown only by a receipt of at most
-/// [`render::MAX_RECEIPT`] bytes, so a request is below twice that.
-pub const POOLED_LARGEST_RENT: usize = 2 * (MAX_RECEIPT - 1);
+/// The largest buffer the `pooled` strategy's receipt can move to: a [`pool::RentedBuf`] that
+/// must grow moves to the bucket of the length it needs, the power of two at or above it, and a
+/// receipt needs at most [`render::MAX_RECEIPT`] bytes, so its last bucket is the one of
+/// `MAX_RECEIPT`, however its lines came (a long first line jumps buckets, never past the one
+/// of the length it needs).
+pub const POOLED_LARGEST_BUCKET: usize = bucket(MAX_RECEIPT);
 
 /// The `pooled` strategy's receipt buffers: one buffer of every power-of-two bucket from the
-/// first rent's ([`POOLED_FIRST_RENT`]) to the largest rent's ([`POOLED_LARGEST_RENT`]).
+/// first rent's ([`POOLED_FIRST_RENT`]) to the largest ([`POOLED_LARGEST_BUCKET`]): 1 KiB +
+/// 2 KiB + … + 4 MiB, twice the largest less the first.
 ///
-/// A receipt that outgrows its buffer rents one of at least twice the size and gives the
-/// smaller one back, so an order holds at most two buffers, of two buckets, and the pool keeps
-/// every buffer given back: at most one per bucket, since a second buffer of a bucket is
-/// allocated only while the first is rented, and one order never rents two of a bucket. Which
-/// buckets an order goes through depends on its lines: an order whose first line is long jumps
-/// from the first rent to a buffer just above that line, and doubles from there, so its
-/// largest request can fall in the bucket above the one a receipt of the same size grown line by
-/// line ends in. Orders of both kinds leave a buffer in every bucket, the two largest each
-/// written up to a whole receipt.
-pub const POOLED_BUFFERS: usize = 2 * bucket(POOLED_LARGEST_RENT) - bucket(POOLED_FIRST_RENT);
+/// An order holds one buffer at a time (two while it moves to a larger bucket, the smaller
+/// given back just after), and the pool keeps every buffer given back: at most one per bucket,
+/// since a second buffer of a bucket is allocated only while the first is rented, and the one
+/// order open at a time never holds two of a bucket. Which buckets an order goes through
+/// depends on its lines, but never one above the bucket of its receipt's length: so no input
+/// leaves more than one buffer of each bucket from the first rent's to the longest receipt's,
+/// and an order that grows line by line from its first rent leaves exactly that.
+///
+/// With [`COMMON`], that bounds the pooled processor's heap at just above 16 MiB (R4's
+/// target is on what is resident, and room a buffer never wrote to, such as the end of the
+/// largest bucket's buffer past the receipt, is not).
+pub const POOLED_BUFFERS: usize = 2 * POOLED_LARGEST_BUCKET - bucket(POOLED_FIRST_RENT);
 
 /// The pool's own tables (its buckets' stacks and a thread's cache for it): an allowance, not a
 /// constant of the code; `r4_the_pools_own_tables_fit_their_allowance` pins it.
@@ -153,6 +158,13 @@ pub const ARENA_CHUNKS: usize = {
 /// strings). Each name is freed once its receipt line is written, and a receipt line is longer
 /// than its name, so the names left and the receipt's room together only grow as it is
 /// formatted.
+///
+/// With [`COMMON`] this alone is above 16 MiB, R4's target for the other strategies: a
+/// receipt `String` that doubles ends with up to twice the longest receipt's room, beside an
+/// output buffer that doubled too, and everything `naive` frees along the way (each name, each
+/// line's `String`s, each smaller receipt `String` it grew out of) the allocator may keep. What
+/// would bring it under — a receipt `String` reserved to its length, `String`s kept from line
+/// to line — is what the other strategies (and `naive-reuse`) do and `naive` does not.
 pub const NAIVE_ORDER: usize = {
     let lines = LINES.next_power_of_two() * size_of::<(String, Numbers)>();
     let fields = (MAX_LINE + 1).next_power_of_two() * size_of::<String>() + MAX_LINE;
@@ -214,10 +226,11 @@ mod tests {
             COMMON,
             CHUNK_SIZE + CARRY_CAP + ItemCache::BYTES + BAD_LINES + OUTPUT_BUFFER
         );
-        // The pool's buckets, by the pool's own rule: 1 KiB, 2 KiB, …, 8 MiB.
+        // The pool's buckets, by the pool's own rule: 1 KiB, 2 KiB, …, 4 MiB.
         let first = pool::bucket_capacity(POOLED_FIRST_RENT).unwrap();
-        let largest = pool::bucket_capacity(POOLED_LARGEST_RENT).unwrap();
-        assert_eq!((first, largest), (1 << 10, 1 << 23));
+        let largest = pool::bucket_capacity(MAX_RECEIPT).unwrap();
+        assert_eq!((first, largest), (1 << 10, 1 << 22));
+        assert_eq!(POOLED_LARGEST_BUCKET, largest);
         let buckets: usize = (first.trailing_zeros()..=largest.trailing_zeros())
             .map(|b| 1 << b)
             .sum();
@@ -227,8 +240,9 @@ mod tests {
             "every rent is pooled"
         );
         assert_eq!(MIN_BUCKET, pool::MIN_BUCKET_LEN);
-        // A receipt fits below 4 MiB; one grown from a long first line can still ask for more.
-        const { assert!(MAX_RECEIPT < 1 << 22 && POOLED_LARGEST_RENT > 1 << 22) };
+        // A receipt fits below 4 MiB, and so does every buffer the pooled strategy rents.
+        const { assert!(MAX_RECEIPT <= 1 << 22 && MAX_RECEIPT > 1 << 21) };
+        assert_eq!(POOLED_BUFFERS, (1 << 23) - (1 << 10));
         assert_eq!(STACK_SPILL, 1 << 22);
         // The arena: a kept chunk of 4 MiB that the largest order overflows, and 8 MiB more.
         const { assert!(ARENA_ORDER > (1 << 22) - BUMP_CHUNK_OVERHEAD) };
@@ -243,9 +257,18 @@ mod tests {
         let megabytes = |s| (heap_bound(s) as f64 / 1e5).round() / 10.0;
         assert_eq!(
             crate::STRATEGIES.map(megabytes),
-            [16.9, 25.3, 25.3, 12.7, 21.1, 8.5],
+            [16.9, 25.3, 16.9, 12.7, 21.1, 8.5],
             "naive, naive-reuse, pooled, stack, arena, streaming"
         );
+        // R4's target is 16 MiB resident. `naive`'s heap bound is above it by itself: its
+        // receipt `String` doubles to twice the longest receipt, beside the output buffer.
+        const { assert!(NAIVE_ORDER > 2 * MAX_RECEIPT && heap_bound(Strategy::Naive) > 16 << 20) };
+        // `pooled`'s is just above it (by under 1 %), what it asks the allocator for; R4 compares
+        // what is resident with the target.
+        const {
+            let pooled = heap_bound(Strategy::Pooled);
+            assert!(pooled > 16 << 20 && pooled < (16 << 20) + (16 << 20) / 100);
+        };
     }
 
     /// R4: bumpalo's chunks are the powers of two the arena's bound assumes, for what the arena

@@ -92,12 +92,13 @@ fn no_width_name(bytes: usize) -> String {
 ///
 /// 1. the first name is [`OUTPUT_DOUBLING_NAME`] bytes: the output buffer of the strategies
 ///    that render into it ends with twice the room the receipt needs. The `pooled` strategy's
-///    receipt buffer jumps from its first rent to one just above that line and doubles from
-///    there: the receipt ends in the bucket of 8 MiB, the one of 4 MiB written almost whole.
+///    receipt buffer jumps from its first rent to the bucket of that line (8 KiB) and moves
+///    up one bucket at a time from there: the receipt ends in the bucket of 4 MiB, the bucket
+///    of its length, as every receipt of that length does.
 /// 2. the first [`GROWING_LINES`] names are [`GROWING_NAME`] bytes: the `pooled` strategy's
-///    buffer doubles from its first rent through every power of two, so the pool now holds one
-///    buffer of every bucket from 1 KiB to 8 MiB. The `arena` strategy's reset keeps its chunk
-///    of 4 MiB, which holds this order.
+///    buffer moves from its first rent through every bucket, the two the first order jumped
+///    over included, so the pool now holds one buffer of every bucket from 1 KiB to 4 MiB.
+///    The `arena` strategy's reset keeps its chunk of 4 MiB, which holds this order.
 /// 3. every name is the longest: the receipt is longer than the first order's, so the output
 ///    buffer of the strategies that copy a whole receipt into it doubles too; and the `arena`
 ///    strategy needs a chunk of 8 MiB beside the 4 MiB one it kept.

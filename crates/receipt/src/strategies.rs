@@ -4,7 +4,7 @@
 //! read and its receipt written: the newcomer's way, which the other four do not share.
 
 use bumpalo::Bump;
-use pool::{BufferPool, Rented};
+use pool::{BufferPool, RentedBuf};
 use smallvec::SmallVec;
 
 use crate::Order;
@@ -163,7 +163,8 @@ impl Hold for NaiveReuse {
 }
 
 /// What the pooled strategy rents first for an order's receipt: 1 KiB, enough for a dozen
-/// lines; a longer receipt rents twice as much and gives the smaller buffer back.
+/// lines. A longer receipt's buffer moves to the bucket of the length it needs (a power of two)
+/// and gives the smaller buffer back ([`RentedBuf`]'s growth rule).
 pub const POOLED_FIRST_RENT: usize = 1024;
 
 /// Each order's receipt text in a buffer rented from a pool when the order opens and given
@@ -180,55 +181,36 @@ impl Pooled {
     }
 }
 
-/// An order's receipt text in a rented buffer: the guard borrows the pool, so the order
-/// cannot outlive it, and dropping the order gives the buffer back.
-#[derive(Debug)]
-pub(crate) struct PooledText<'p> {
-    pool: &'p BufferPool<u8>,
-    buf: Rented<'p, u8>,
-    /// The bytes written: the rest of the buffer is the previous renter's (never read).
-    len: usize,
-}
-
-impl ByteSink for PooledText<'_> {
+/// An order's receipt text in the pool's writable buffer: the guard borrows the pool, so the
+/// order cannot outlive it, and dropping the order gives the buffer back.
+impl ByteSink for RentedBuf<'_, u8> {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        let needed = self.len + bytes.len();
-        if needed > self.buf.len() {
-            let mut bigger = self.pool.rent(needed.max(2 * self.buf.len()));
-            bigger[..self.len].copy_from_slice(&self.buf[..self.len]);
-            self.buf = bigger; // the smaller buffer goes back to the pool here
-        }
-        self.buf[self.len..needed].copy_from_slice(bytes);
-        self.len = needed;
+        self.extend_from_slice(bytes);
     }
 }
 
 impl Hold for Pooled {
-    type Order<'h> = PooledText<'h>;
+    type Order<'h> = RentedBuf<'h, u8>;
     type Scanner = Full;
 
-    fn open(&mut self, _: &mut Output<'_>, id: u64) -> PooledText<'_> {
-        let pool = self.pool();
-        let mut text = PooledText {
-            pool,
-            buf: pool.rent(POOLED_FIRST_RENT),
-            len: 0,
-        };
+    fn open(&mut self, _: &mut Output<'_>, id: u64) -> RentedBuf<'_, u8> {
+        let mut text = self.pool().rent_buf(POOLED_FIRST_RENT);
         render::header(&mut text, id);
         text
     }
 
-    fn add(order: &mut PooledText<'_>, line: &Line<'_>, _: Accepted, _: &mut Output<'_>) {
+    fn add(order: &mut RentedBuf<'_, u8>, line: &Line<'_>, _: Accepted, _: &mut Output<'_>) {
         render::item_line(order, line);
     }
 
-    fn add_text(order: &mut PooledText<'_>, text: &str, out: &mut Output<'_>) -> Checked {
+    fn add_text(order: &mut RentedBuf<'_, u8>, text: &str, out: &mut Output<'_>) -> Checked {
         add_checked::<Self>(order, text, out)
     }
 
-    fn finish(mut order: PooledText<'_>, summary: Order, out: &mut Output<'_>) {
+    fn finish(mut order: RentedBuf<'_, u8>, summary: Order, out: &mut Output<'_>) {
         render::total_line(&mut order, summary.total);
-        out.put(&order.buf[..order.len]);
+        out.put(&order);
     }
 }
 

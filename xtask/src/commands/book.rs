@@ -1,4 +1,4 @@
-//! `cargo xtask book`: `docs/` as a book. Checks that `docs/SUMMARY.md` lists every page and
+//! `cargo xtask book`: `docs/` as a book. Rewrites the README's reading order, checks that `docs/SUMMARY.md` lists every page and
 //! that every relative link and figure resolves, builds the book with mdBook into
 //! `target/book/` (installing mdBook into `target/tools/` through cargo the first time), and
 //! prints each page's length.
@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::Mode;
 use crate::data::links;
 use crate::data::workspace::Workspace;
+use crate::work::render;
 
 /// A chapter's main text at most: words (as `wc -w` counts them, generated text included) and
 /// columns of a table.
@@ -20,6 +22,7 @@ const MDBOOK_VERSION: &str = "0.5.4";
 /// Runs `book`.
 pub fn run(ws: &Workspace) -> Result<(), String> {
     let docs = ws.root.join("docs");
+    render::readme(ws, Mode::Write)?;
     let mut problems = links::summary_problems(&docs)?;
     problems.extend(links::broken(&docs)?);
     if !problems.is_empty() {

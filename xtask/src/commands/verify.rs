@@ -50,6 +50,7 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
     let mut comparison = Comparison::default();
     let mut claims_here = BTreeMap::new();
     let mut sources = BTreeMap::new();
+    let mut experiments = BTreeMap::new();
     for chapter in &selected {
         let new = &fresh[&chapter.name];
         let here: BTreeMap<String, Claim> = claims(new).into_iter().collect();
@@ -57,9 +58,17 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
             &chapter.name,
             &committed[&chapter.name],
             &here,
+            |_| true,
             &mut comparison,
         );
         sources.insert(chapter.name.clone(), new.environment.sources.clone());
+        experiments.insert(
+            chapter.name.clone(),
+            new.experiments
+                .iter()
+                .map(|e| (e.id.clone(), e.sources.clone()))
+                .collect(),
+        );
         claims_here.insert(chapter.name.clone(), here);
     }
 
@@ -114,6 +123,7 @@ pub fn run(ws: &Workspace, options: &Options) -> Result<(), String> {
             processes: options.common.processes,
             quick: options.common.quick,
             sources,
+            experiments,
             claims: claims_here,
         };
         let path = records::save(&ws.root, record, options.name.as_deref())?;

@@ -40,11 +40,10 @@ fn changed(ws: &Workspace, chapter: &Chapter, args: &[&str]) -> Result<Vec<Strin
         .collect())
 }
 
-/// A fingerprint of what the chapter's binaries compile from at `rev`: git's hash of the list of
-/// those files with their blob hashes (12 hex digits). Equal fingerprints, equal code.
-pub fn fingerprint(ws: &Workspace, chapter: &Chapter, rev: &str) -> Result<String, String> {
+/// The files the chapter's binaries compile from at `rev`, with their blob hashes.
+fn tree(ws: &Workspace, chapter: &Chapter, rev: &str) -> Result<Vec<(String, String)>, String> {
     let tree = git(ws, &["ls-tree", "-r", rev])?;
-    let mut list = String::new();
+    let mut files = Vec::new();
     for line in tree.lines() {
         // `<mode> <type> <hash>\t<path>`
         let Some((meta, path)) = line.split_once('\t') else {
@@ -52,8 +51,122 @@ pub fn fingerprint(ws: &Workspace, chapter: &Chapter, rev: &str) -> Result<Strin
         };
         if chapter.compiles_from(path) {
             let hash = meta.rsplit(' ').next().unwrap_or_default();
-            list.push_str(&format!("{hash} {path}\n"));
+            files.push((path.to_owned(), hash.to_owned()));
         }
+    }
+    Ok(files)
+}
+
+/// A fingerprint of what the chapter's binaries compile from at `rev`: git's hash of the list of
+/// those files with their blob hashes (12 hex digits). Equal fingerprints, equal code.
+pub fn fingerprint(ws: &Workspace, chapter: &Chapter, rev: &str) -> Result<String, String> {
+    hash_of(ws, &tree(ws, chapter, rev)?)
+}
+
+/// Per experiment of a snapshot, the fingerprint of what it compiles from at `rev`: the
+/// chapter's files without the modules of `src/experiments/` that the experiment's own module
+/// does not reach (through `super::` paths, from its module, `mod.rs` and the experiments it
+/// reads). An experiment whose module cannot be found gets the chapter's fingerprint.
+pub fn experiment_fingerprints(
+    ws: &Workspace,
+    chapter: &Chapter,
+    experiments: &[lab::report::ExperimentInfo],
+    rev: &str,
+) -> Result<Vec<String>, String> {
+    let files = tree(ws, chapter, rev)?;
+    let dir = files
+        .iter()
+        .find_map(|(path, _)| {
+            path.find("/src/experiments/")
+                .map(|i| path[..i + "/src/experiments/".len()].to_owned())
+        })
+        .unwrap_or_default();
+    let module_file = |module: &str| -> Option<String> {
+        [format!("{dir}{module}.rs"), format!("{dir}{module}/mod.rs")]
+            .into_iter()
+            .find(|p| files.iter().any(|(f, _)| f == p))
+    };
+    let text_of = |path: &str| git(ws, &["show", &format!("{rev}:{path}")]).unwrap_or_default();
+    let mut out = Vec::new();
+    for experiment in experiments {
+        let own = experiment
+            .code
+            .split("::experiments::")
+            .nth(1)
+            .and_then(|rest| rest.split("::").next())
+            .and_then(&module_file);
+        let Some(own) = own.filter(|_| !dir.is_empty()) else {
+            out.push(hash_of(ws, &files)?);
+            continue;
+        };
+        let mut reached: Vec<String> = vec![format!("{dir}mod.rs"), own];
+        for need in &experiment.needs {
+            if let Some(file) = experiments
+                .iter()
+                .find(|e| &e.id == need)
+                .and_then(|e| e.code.split("::experiments::").nth(1))
+                .and_then(|rest| rest.split("::").next())
+                .and_then(&module_file)
+            {
+                reached.push(file);
+            }
+        }
+        let mut i = 0;
+        while i < reached.len() {
+            for module in super_modules(&text_of(&reached[i])) {
+                if let Some(file) = module_file(&module)
+                    && !reached.contains(&file)
+                {
+                    reached.push(file);
+                }
+            }
+            i += 1;
+        }
+        let kept: Vec<(String, String)> = files
+            .iter()
+            .filter(|(path, _)| !path.starts_with(&dir) || reached.contains(path))
+            .cloned()
+            .collect();
+        out.push(hash_of(ws, &kept)?);
+    }
+    Ok(out)
+}
+
+/// The sibling modules a module's source names through `super::` (`super::by_size::f`,
+/// `use super::{hit, threads::T}`) or `crate::experiments::`.
+fn super_modules(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for marker in ["super::", "crate::experiments::"] {
+        let mut rest = text;
+        while let Some(i) = rest.find(marker) {
+            rest = &rest[i + marker.len()..];
+            if let Some(list) = rest.strip_prefix('{') {
+                let end = list.find('}').unwrap_or(list.len());
+                for item in list[..end].split(',') {
+                    found.push(ident(item));
+                }
+            } else {
+                found.push(ident(rest));
+            }
+        }
+    }
+    found.retain(|m| !m.is_empty() && m != "self");
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Git's hash of a list of files with their blob hashes (12 hex digits).
+fn hash_of(ws: &Workspace, files: &[(String, String)]) -> Result<String, String> {
+    let mut list = String::new();
+    for (path, hash) in files {
+        list.push_str(&format!("{hash} {path}\n"));
     }
     let mut child = Command::new("git")
         .current_dir(&ws.root)
@@ -174,7 +287,39 @@ fn shortened(files: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::shortened;
+    use super::{shortened, super_modules};
+
+    /// M9: an experiment's fingerprint leaves out the experiment modules it does not reach, so a
+    /// change to one experiment leaves the records of the others valid.
+    #[test]
+    fn experiments_of_one_module_share_a_fingerprint_and_others_differ() {
+        let ws = crate::data::workspace::Workspace::load().unwrap();
+        let chapter = ws.chapters.iter().find(|c| c.name == "pool").unwrap();
+        let snapshot = crate::data::snapshots::load(&ws, chapter).unwrap();
+        let prints =
+            super::experiment_fingerprints(&ws, chapter, &snapshot.experiments, "HEAD").unwrap();
+        let of = |id: &str| {
+            let i = snapshot
+                .experiments
+                .iter()
+                .position(|e| e.id == id)
+                .unwrap();
+            prints[i].clone()
+        };
+        assert_eq!(of("P9-time"), of("P10-hit"), "both in hit.rs");
+        assert_ne!(of("P10"), of("P12"), "by_size.rs and threads.rs");
+        let whole = super::fingerprint(&ws, chapter, "HEAD").unwrap();
+        assert_ne!(of("P10"), whole, "other experiments' modules are left out");
+    }
+
+    #[test]
+    fn an_experiment_reaches_the_modules_it_names_through_super() {
+        let text = "use super::{hit, threads::Thread};\nuse super::by_size::plot;\nlet x = crate::experiments::verdicts::f();\nuse super::*;";
+        assert_eq!(
+            super_modules(text),
+            ["by_size", "hit", "threads", "verdicts"]
+        );
+    }
 
     #[test]
     fn a_long_list_of_changed_files_is_cut_after_ten() {

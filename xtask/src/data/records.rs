@@ -15,9 +15,10 @@
 //! A committed *not resolvable* or *varies between runs* is neither: it is listed apart.
 //!
 //! A machine record keeps every claim its machine printed, per chapter, with the fingerprint of
-//! the code that chapter's binaries compiled from ([`lab::env::Environment::sources`]); it is
-//! compared with the committed docs of every chapter whose snapshot has the same fingerprint, so
-//! a regeneration that leaves a chapter's code alone leaves its records valid.
+//! the code each experiment compiled from ([`lab::report::ExperimentInfo::sources`]: its
+//! chapter's sources without the modules of other experiments); a claim is compared with the
+//! committed docs while its experiment's snapshot has the same fingerprint, so a regeneration
+//! that leaves an experiment's code alone leaves its records valid.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,7 @@ pub const M9_PINS: &[&str] = &[
     "xtask/src/data/records.rs::a_bound_holds_when_every_process_clears_it",
     "xtask/src/data/records.rs::a_verdict_holds_only_when_it_is_the_same",
     "xtask/src/data/records.rs::a_record_stays_valid_across_a_regeneration_of_the_same_code",
+    "xtask/src/data/provenance.rs::experiments_of_one_module_share_a_fingerprint_and_others_differ",
     "xtask/src/work/render.rs::m9_lists_every_conclusion_that_differed",
 ];
 
@@ -82,6 +84,11 @@ pub struct MachineRecord {
     /// Per chapter measured, the fingerprint of the code its binaries compiled from (empty:
     /// uncommitted changes, valid for no committed docs).
     pub sources: BTreeMap<String, String>,
+    /// Per chapter and experiment, the fingerprint of the code that experiment compiled from
+    /// ([`lab::report::ExperimentInfo::sources`]): a claim is compared with the committed docs
+    /// while its experiment's fingerprint is the snapshot's.
+    #[serde(default)]
+    pub experiments: BTreeMap<String, BTreeMap<String, String>>,
     /// Per chapter, every timed claim this machine printed, keyed as [`claims`] keys them.
     pub claims: BTreeMap<String, BTreeMap<String, Claim>>,
 }
@@ -145,6 +152,8 @@ pub struct Comparison {
     pub chapters: Vec<String>,
     /// The chapters the record measured other code for.
     pub stale: Vec<String>,
+    /// Chapters compared in part: (chapter, timed tables of other code, timed tables).
+    pub partly: Vec<(String, usize, usize)>,
     /// Every committed conclusion of those chapters.
     pub conclusions: Vec<Checked>,
     /// Every committed figure the machine also printed.
@@ -261,15 +270,20 @@ pub fn moved(committed: &Claim, here: Option<&Claim>) -> Option<(f64, f64)> {
     (a > 0.0 && b > 0.0).then_some((a, b))
 }
 
-/// Compares the claims a machine printed for `chapter` with the chapter's committed snapshot.
+/// Compares the claims a machine printed for `chapter` with the chapter's committed snapshot,
+/// those of the tables `valid` accepts.
 pub fn compare_chapter(
     chapter: &str,
     committed: &Snapshot,
     here: &BTreeMap<String, Claim>,
+    valid: impl Fn(&str) -> bool,
     out: &mut Comparison,
 ) {
     out.chapters.push(chapter.to_owned());
     for (key, claim) in claims(committed) {
+        if !valid(key.split(" · ").next().unwrap_or_default()) {
+            continue;
+        }
         let theirs = here.get(&key);
         if let Some((a, b)) = moved(&claim, theirs) {
             out.figures.push(Moved {
@@ -300,23 +314,46 @@ pub fn compare_chapter(
     }
 }
 
-/// A record compared with the committed snapshots of the chapters it is valid for.
+/// A record compared with the committed snapshots, table by table where the record measured
+/// the same code as the snapshot: the experiment's fingerprint, or else the chapter's.
 pub fn compare_record(
     record: &MachineRecord,
     committed: &BTreeMap<String, Snapshot>,
 ) -> Comparison {
     let mut out = Comparison::default();
+    let none = BTreeMap::new();
     for (chapter, snapshot) in committed {
-        let (Some(fingerprint), Some(here)) =
-            (record.sources.get(chapter), record.claims.get(chapter))
-        else {
+        let Some(here) = record.claims.get(chapter) else {
             continue;
         };
-        if fingerprint.is_empty() || *fingerprint != snapshot.environment.sources {
+        let chapter_same = record
+            .sources
+            .get(chapter)
+            .is_some_and(|f| !f.is_empty() && *f == snapshot.environment.sources);
+        let experiments = record.experiments.get(chapter).unwrap_or(&none);
+        let valid = |table: &str| -> bool {
+            match snapshot.experiment_of(table) {
+                Some(e) if !e.sources.is_empty() && experiments.contains_key(&e.id) => {
+                    experiments[&e.id] == e.sources
+                }
+                _ => chapter_same,
+            }
+        };
+        let tables: Vec<&str> = snapshot
+            .tables
+            .iter()
+            .filter(|t| t.kind == Kind::Time)
+            .map(|t| t.id.as_str())
+            .collect();
+        if !tables.iter().any(|t| valid(t)) {
             out.stale.push(chapter.clone());
             continue;
         }
-        compare_chapter(chapter, snapshot, here, &mut out);
+        let stale = tables.iter().filter(|t| !valid(t)).count();
+        if stale > 0 {
+            out.partly.push((chapter.clone(), stale, tables.len()));
+        }
+        compare_chapter(chapter, snapshot, here, valid, &mut out);
     }
     out
 }
@@ -558,6 +595,7 @@ mod tests {
                 ("pool".to_owned(), "aaaa".to_owned()),
                 ("arena".to_owned(), "bbbb".to_owned()),
             ]),
+            experiments: BTreeMap::new(),
             claims: BTreeMap::from([
                 (
                     "pool".to_owned(),
@@ -585,6 +623,31 @@ mod tests {
         assert_eq!(c.chapters, ["pool"]);
         assert_eq!(c.stale, ["arena"]);
         assert_eq!(c.count(Outcome::Holds), 1);
+
+        // Per experiment: the chapter's code changed, but not T1's experiment.
+        let mut record = record;
+        record.experiments = BTreeMap::from([(
+            "arena".to_owned(),
+            BTreeMap::from([("T1".to_owned(), "e1".to_owned())]),
+        )]);
+        let mut arena = snapshot("cccc", "333333333333", verdict("a"));
+        arena.experiments = vec![experiment("T1", "e1")];
+        let committed = BTreeMap::from([("arena".to_owned(), arena.clone())]);
+        let c = compare_record(&record, &committed);
+        assert_eq!(c.chapters, ["arena"]);
+        assert_eq!(c.count(Outcome::Holds), 1);
+        // T1's own code changed: not compared.
+        arena.experiments = vec![experiment("T1", "e2")];
+        let committed = BTreeMap::from([("arena".to_owned(), arena)]);
+        assert_eq!(compare_record(&record, &committed).stale, ["arena"]);
+    }
+
+    fn experiment(id: &str, sources: &str) -> lab::report::ExperimentInfo {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "kind": "time", "title": "t", "code": "c::experiments::m::f",
+            "pinned_by": [], "allocator_sensitive": false, "tables": [id], "sources": sources,
+        }))
+        .unwrap()
     }
 
     /// M10: the margin every bound is printed with (`lab::publish::TRANSFER_MARGIN`) covers every

@@ -39,6 +39,66 @@ pub fn all(ws: &Workspace, snapshots: &BTreeMap<String, Snapshot>, mode: Mode) -
     errors
 }
 
+/// Words a learner reads per minute, for the README's reading order.
+const WORDS_PER_MINUTE: usize = 200;
+
+/// The README's reading order: each chapter's title, and minutes for its main page and its
+/// appendix at [`WORDS_PER_MINUTE`] (words as `wc -w` counts them).
+pub fn reading_order(ws: &Workspace) -> Result<String, String> {
+    let docs = ws.root.join("docs");
+    let words = |name: &str| -> Result<Option<(String, usize)>, String> {
+        let path = docs.join(name);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("docs/{name}: {e}"))?;
+        let title = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# "))
+            .unwrap_or(name)
+            .to_owned();
+        Ok(Some((title, text.split_whitespace().count())))
+    };
+    let minutes = |w: usize| w.div_ceil(WORDS_PER_MINUTE);
+    let mut out =
+        String::from("| chapter | reading time | appendix (for specialists) |\n|---|---:|---:|\n");
+    let mut total = 0;
+    for chapter in &ws.chapters {
+        let Some((title, main)) = words(&chapter.doc)? else {
+            continue;
+        };
+        total += minutes(main);
+        let appendix_name = appendix_of(&chapter.doc);
+        let appendix = match words(&appendix_name)? {
+            Some((_, w)) => format!("[{} min](docs/{appendix_name})", minutes(w)),
+            None => "—".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "| [{title}](docs/{}) | {} min | {appendix} |",
+            chapter.doc,
+            minutes(main)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nAbout {total} minutes in all, at {WORDS_PER_MINUTE} words a minute (`cargo xtask book` counts them)."
+    );
+    Ok(out)
+}
+
+/// Writes (or checks) the README's generated reading order.
+pub fn readme(ws: &Workspace, mode: Mode) -> Result<(), String> {
+    let path = ws.root.join("README.md");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("README.md: {e}"))?;
+    let order = reading_order(ws)?;
+    let new = markers::replace("README.md", &text, |id| match id {
+        "reading-order" => Ok(order.clone()),
+        other => Err(format!("README.md has no generated region `{other}`")),
+    })?;
+    ensure_file_contents(&path, &new, mode).map_err(|e| format!("{e} (run `cargo xtask book`)"))
+}
+
 /// A chapter's appendix page: `docs/NN-name-appendix.md` beside `docs/NN-name.md`.
 pub fn appendix_of(doc: &str) -> String {
     format!("{}-appendix.md", doc.trim_end_matches(".md"))
@@ -525,7 +585,16 @@ fn machines_table(records: &[MachineRecord], snapshots: &BTreeMap<String, Snapsh
                 Cell::text(if c.chapters.is_empty() {
                     "none (older code)".to_owned()
                 } else {
-                    c.chapters.join(", ")
+                    c.chapters
+                        .iter()
+                        .map(|ch| match c.partly.iter().find(|p| &p.0 == ch) {
+                            Some((_, stale, of)) => {
+                                format!("{ch} ({} of {of} timed tables)", of - stale)
+                            }
+                            None => ch.clone(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 })
             },
         )
@@ -685,6 +754,7 @@ mod tests {
             processes: 3,
             quick: false,
             sources: BTreeMap::from([("pool".to_owned(), "f1".to_owned())]),
+            experiments: BTreeMap::new(),
             claims: BTreeMap::from([(
                 "pool".to_owned(),
                 BTreeMap::from([
@@ -712,6 +782,13 @@ mod tests {
             text.contains("1 of 2 held on every machine that checked them, 1 differed"),
             "{text}"
         );
+    }
+
+    /// The README's reading order is the chapters' lengths now (`cargo xtask book` rewrites it).
+    #[test]
+    fn the_readmes_reading_order_is_fresh() {
+        let ws = Workspace::load().unwrap();
+        readme(&ws, Mode::Check).unwrap();
     }
 
     /// M9 and M10 without records say how to make one, and show no empty table.

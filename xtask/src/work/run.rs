@@ -116,11 +116,14 @@ pub fn run_final(
     let mut snapshot: Snapshot = serde_json::from_slice(&output.stdout)
         .map_err(|err| format!("{name} printed something that is not a snapshot: {err}"))?;
     snapshot.environment.uncommitted = !provenance::uncommitted(ws, chapter)?.is_empty();
-    snapshot.environment.sources = if snapshot.environment.uncommitted {
-        String::new()
-    } else {
-        provenance::fingerprint(ws, chapter, "HEAD")?
-    };
+    if !snapshot.environment.uncommitted {
+        snapshot.environment.sources = provenance::fingerprint(ws, chapter, "HEAD")?;
+        let fingerprints =
+            provenance::experiment_fingerprints(ws, chapter, &snapshot.experiments, "HEAD")?;
+        for (info, fingerprint) in snapshot.experiments.iter_mut().zip(fingerprints) {
+            info.sources = fingerprint;
+        }
+    }
     Ok(snapshot)
 }
 

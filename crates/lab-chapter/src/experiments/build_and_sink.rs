@@ -3,7 +3,6 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use lab::fmt::significant;
 use lab::protocol::{DEV_BINARY_VAR, Settings};
 use lab::publish::{self, RATIO_PRECISION};
 use lab::report::{Function, Run};
@@ -82,11 +81,16 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
         })
         .table("M6", Kind::Time, run.experiment.title, &M6_WORKLOADS);
     table.note(release.protocol_note());
-    table.note("The dev column ran in separate processes (the dev-profile build of the same binary, once beside each release process), so it was not interleaved with the release column; each column's twins were interleaved with each other.");
+    table.note("The dev column ran in the dev-profile build of the same binary, in processes of its own beside the release ones, so the two columns were not interleaved with each other.");
     if let Err(reason) = &dev {
         table.note(format!("No dev figures: {reason}."));
     }
     for name in M6_WORKLOADS {
+        table.conclude(
+            format!("{name}: the faster of the dev build and the release build"),
+            dev.as_ref()
+                .map_or(Claim::NotResolvable, |d| faster_build(d, &release, name)),
+        );
         table.conclude(
             format!("{name}: the dev build / the release build"),
             dev.as_ref().map_or(Claim::NotResolvable, |d| {
@@ -99,6 +103,22 @@ fn m6_dev_vs_release(run: &Run) -> Vec<Table> {
         );
     }
     vec![table]
+}
+
+/// Which build ran `name` faster, judged in every process: the dev and the release figures of
+/// process `p` (run beside each other) under the publish rule, as one process's difference.
+fn faster_build(dev: &Measured, release: &Measured, name: &str) -> Claim {
+    let (dev, release) = (dev.expect(name).figures(), release.expect(name).figures());
+    lab::timing::agree(release.per_process.len(), |p| {
+        let one = |f: &publish::Figures| publish::Figures {
+            per_process: vec![f.per_process[p]],
+        };
+        match publish::difference(&one(&dev), &one(&release)) {
+            publish::Verdict::Published(ns) if ns > 0.0 => Some("the release build".to_owned()),
+            publish::Verdict::Published(_) => Some("the dev build".to_owned()),
+            publish::Verdict::NotResolvable { .. } => None,
+        }
+    })
 }
 
 const EMPTY: &str = "empty closure";
@@ -116,21 +136,12 @@ fn m7_deleted_work(run: &Run) -> Vec<Table> {
         let _ = workloads::checksum(&deleted);
     });
     let measured = timing.run(Schedule::Interleaved);
-    let mut table = run.own(measured.table("M7", ""));
-    table.note(format!("Both closures call the same `checksum` over {} `u64`s. The deleted one drops the result and hides nothing from the optimiser.", workloads::CHECKSUM_LEN));
-    let instructions = |name: &str| measured.expect(name).instructions().map(|[o, _]| o);
-    if let (Some(deleted), Some(empty), Some(honest)) = (
-        instructions(DELETED),
-        instructions(EMPTY),
-        instructions(HONEST),
-    ) {
-        table.note(format!(
-            "Instructions per operation, counted: the deleted method {}, the empty closure {}, the honest one {}.",
-            significant(deleted, 4),
-            significant(empty, 4),
-            significant(honest, 4)
-        ));
-    }
+    let mut table =
+        run.own(measured.table_with("M7", "", &super::noise::compact_columns(&measured)));
+    table.note(format!(
+        "Both closures call the same `checksum` over {} `u64`s; the deleted one drops the result.",
+        workloads::CHECKSUM_LEN
+    ));
     table.conclude(
         "the deleted benchmark cannot be told apart from the empty closure (the floor)",
         measured.verdict(|p| {

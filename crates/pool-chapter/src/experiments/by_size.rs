@@ -13,7 +13,6 @@ use lab::timing::{BySize, Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table};
 use pool::shared;
 
-use super::hit::BASELINES;
 use super::{bytes, bytes_label, warm};
 use crate::workloads::{self, P10_SIZES};
 
@@ -124,7 +123,7 @@ fn noise_note(runs: &[BySize]) -> String {
     };
     let (twin, twin_at) = worst(Measured::worst_twin_pct);
     let mut note = format!(
-        "The two noise sources, over every method at every size: the largest twin disagreement is {} (at {})",
+        "Noise, over every method and size: the largest twin disagreement is {} (at {})",
         Cell::Percent(twin).render(),
         bytes_label(twin_at)
     );
@@ -145,58 +144,48 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
     let mimalloc = BySize::under(&runs, Allocator::Mimalloc);
     let mut table = run.own(columns().table("P10", Kind::Time, "", &runs));
     table.note(runs[0].measured.protocol_note());
-    table.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): one reused `Vec`, a fresh unzeroed buffer, a fresh zeroed one, the shared pool, a pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) and a floor that touches an existing buffer of that size, each with its twin. Every buffer gets the same touch: write the first and last byte, read them back. Both pools are warm. No instruction counts: P10-hit counts the 8 KiB case.");
-    table.note(BASELINES);
-    table.note("The zeroed column is what seed 003 timed (.NET zeroes every new array). A warm rent zeroes nothing, so a ratio of the pool to `vec![0u8; n]` counts `calloc`'s zeroing and page faults as the pool's gain; the ratio column is taken against the unzeroed buffer, and X1-pool gives both.");
-    table.note(format!("Up to {} bytes a rent is the hit path, served from the thread's own cache; above it (the 10,000,000-byte row) threads do not cache, so a warm rent takes the buffer from its bucket's shared stack, behind that stack's lock.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
+    table.note(format!("Each size is its own run. Every buffer gets the same touch (first and last byte written, then read). Both pools are warm: up to {} B a rent is served from the thread's own cache, above it (the last row) from its bucket's shared stack, behind a lock.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
     table.note(bytes_note());
     table.note(noise_note(&runs));
-    table.note("The pool sized for n is drawn in the figure below the tables rather than printed; a conclusion compares it with the shared pool. The same runs under mimalloc are P10-mimalloc; X1-pool draws the conclusions for each size.");
+    table.note("The ratio is taken against the unzeroed buffer, since a rent zeroes nothing. A pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) is drawn in the figure, not printed. The same runs under mimalloc: P10-mimalloc, in the appendix.");
+    table.note("seed 003: the pool faster than `new byte[n]` (zeroed) from 10,000 B, allocation faster at 100 B (Core i7-6600U, .NET Core 2.0 preview); here: the crossover against `vec![0u8; n]` below.");
     let all: Vec<&BySize> = runs.iter().collect();
     table.conclude(
-        "under glibc, the sizes at which a warm rent from the shared pool is faster than a fresh, unzeroed `Vec::with_capacity(n)` (the allocation without the zeroing: the fair fresh buffer)",
+        "under glibc, the sizes at which a warm rent beats a fresh, unzeroed `Vec::with_capacity(n)`",
         BySize::sizes_where_faster(&all, SHARED, UNZEROED, bytes_label),
     );
     table.conclude(
-        "under glibc, the sizes at which a fresh, unzeroed `Vec::with_capacity(n)` is faster than a warm rent from the shared pool",
+        "under glibc, the sizes at which a fresh, unzeroed `Vec::with_capacity(n)` beats a warm rent",
         BySize::sizes_where_faster(&all, UNZEROED, SHARED, bytes_label),
     );
     table.conclude(
-        "under glibc, the sizes at which one reused `Vec` the caller owns is faster than a warm rent from the shared pool",
+        "under glibc, the sizes at which one reused `Vec` beats a warm rent",
         BySize::sizes_where_faster(&all, REUSED, SHARED, bytes_label),
     );
     table.conclude(
-        "under glibc, the sizes at which a warm rent from the shared pool is faster than one reused `Vec`",
-        BySize::sizes_where_faster(&all, SHARED, REUSED, bytes_label),
-    );
-    table.conclude(
-        "under glibc, the size from which a warm rent from the shared pool is faster than a fresh, zeroed `vec![0u8; n]` (`calloc`: its zeroing and page faults included), and stays faster at every larger size measured (seed 003: from 10,000 B; at 1,000 B it found the two about the same)",
+        "under glibc, the size from which a warm rent beats a fresh, zeroed `vec![0u8; n]` at every larger size",
         BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
     );
     if let Some(mm) = &mimalloc {
         let all: Vec<&BySize> = mm.iter().collect();
         table.conclude(
-            "under mimalloc, the same crossover against a fresh, zeroed `vec![0u8; n]`",
+            "under mimalloc, the same crossover against `vec![0u8; n]`",
             BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
         );
     }
     table.conclude(
-        "under glibc, the sizes at which a fresh, zeroed `vec![0u8; n]` is faster than a warm rent from the shared pool (seed 003: 100 B)",
-        BySize::sizes_where_faster(&all, FRESH, SHARED, bytes_label),
-    );
-    table.conclude(
-        "under glibc, zeroing's share: the sizes at which a fresh, unzeroed buffer is faster than a fresh, zeroed one",
+        "under glibc, zeroing's share: the sizes at which a fresh, unzeroed buffer beats a zeroed one",
         BySize::sizes_where_faster(&all, UNZEROED, FRESH, bytes_label),
     );
     table.conclude(
-        "under glibc, allocation's share: the sizes at which one reused `Vec` is faster than a fresh, unzeroed buffer",
+        "under glibc, allocation's share: the sizes at which one reused `Vec` beats a fresh, unzeroed buffer",
         BySize::sizes_where_faster(&all, REUSED, UNZEROED, bytes_label),
     );
     table.conclude(
-        "under glibc, the sizes at which the pool sized for n is faster than the shared pool",
+        "under glibc, the sizes at which the pool sized for n beats the shared pool",
         BySize::sizes_where_faster(&all, SIZED, SHARED, bytes_label),
     );
-    table.plots.push(plot(&runs, mimalloc.as_deref()));
+    table.plots.push(plot(&runs, "glibc", "p10-by-size"));
     vec![table, p10_mimalloc(mimalloc.as_deref()), p10_seed(&runs)]
 }
 
@@ -206,6 +195,9 @@ fn p10_mimalloc(mimalloc: Option<&[BySize]>) -> Table {
     let mut table = match mimalloc {
         Some(mm) => {
             let mut table = columns().table("P10-mimalloc", Kind::Time, title, mm);
+            table
+                .plots
+                .push(plot(mm, "mimalloc", "p10-by-size-mimalloc"));
             table.note(mm[0].measured.protocol_note());
             table.note(noise_note(mm));
             let all: Vec<&BySize> = mm.iter().collect();
@@ -243,7 +235,7 @@ fn bytes_note() -> String {
         })
         .map(|&n| bytes_label(n))
         .collect();
-    let rule = "Bytes per operation, counted: a fresh buffer allocates exactly its n bytes, zeroed or not; a rent from the warm shared pool and the reused `Vec` 0 B";
+    let rule = "Bytes per operation, counted: a fresh buffer, zeroed or not, exactly its n; a warm rent and the reused `Vec` 0 B";
     if off.is_empty() {
         format!("{rule}, at every size.")
     } else {
@@ -251,8 +243,8 @@ fn bytes_note() -> String {
     }
 }
 
-fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
-    let series = |name: &str, runs: &[BySize], method: &str| Series {
+fn plot(runs: &[BySize], allocator: &str, file: &str) -> Plot {
+    let series = |name: &str, method: &str| Series {
         name: name.to_owned(),
         points: runs
             .iter()
@@ -260,30 +252,18 @@ fn plot(runs: &[BySize], mimalloc: Option<&[BySize]>) -> Plot {
             .collect(),
     };
     let mut lines = vec![
-        series("fresh, zeroed vec![0u8; n], glibc", runs, FRESH),
-        series(
-            "fresh, unzeroed Vec::with_capacity(n), glibc",
-            runs,
-            UNZEROED,
-        ),
-        series("pool::shared(), glibc", runs, SHARED),
-        series("pool sized for n, glibc", runs, SIZED),
-        series("one reused Vec, glibc", runs, REUSED),
+        series("fresh, zeroed vec![0u8; n]", FRESH),
+        series("fresh, unzeroed Vec::with_capacity(n)", UNZEROED),
+        series("pool::shared()", SHARED),
+        series("pool sized for n", SIZED),
+        series("one reused Vec", REUSED),
     ];
-    if let Some(mm) = mimalloc {
-        lines.push(series("fresh, zeroed vec![0u8; n], mimalloc", mm, FRESH));
-        lines.push(series(
-            "fresh, unzeroed Vec::with_capacity(n), mimalloc",
-            mm,
-            UNZEROED,
-        ));
-        lines.push(series("pool::shared(), mimalloc", mm, SHARED));
-    }
+    lines.retain(|l| !l.points.is_empty());
     Plot {
-        file: "p10-by-size".into(),
-        title:
-            "Time per buffer by size: fresh buffers, zeroed and unzeroed, a warm rent from the pool and one reused Vec (median over processes)"
-                .into(),
+        file: file.into(),
+        title: format!(
+            "Time per buffer by size under {allocator}: fresh buffers, zeroed and unzeroed, a warm rent from the pool and one reused Vec (median over processes)"
+        ),
         x_label: "n bytes (log scale)".into(),
         y_label: "ns per operation (log scale)".into(),
         log_x: true,
@@ -333,7 +313,7 @@ fn p10_seed(runs: &[BySize]) -> Table {
             &rows,
         );
     table.note(runs[0].measured.protocol_note());
-    table.note("Each verdict here is reached in every process of P10's run at that size, or the cell says the processes did not agree. The seed's allocation is `new byte[n]`, which .NET zeroes, so the like-for-like column is the zeroed one; the unzeroed one is the comparison a Rust programmer can make, where every byte read is written first. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
+    table.note("Each verdict is read from P10's run at that size. The seed's allocation is `new byte[n]`, which .NET zeroes, so the like-for-like column is the zeroed one; the unzeroed one is the comparison a Rust programmer can make, where every byte read is written first. The seed's figures are from one BenchmarkDotNet run on another machine and runtime, with .NET's allocator, whose gen-0 allocation is a pointer bump paid for later by the collector; compare which one wins, not the nanoseconds.");
     table.note("*Italic*: seed `003`'s figures (machine under *Sources*).");
     table
 }

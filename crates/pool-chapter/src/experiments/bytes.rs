@@ -5,7 +5,7 @@ use std::hint::black_box;
 
 use lab::fmt::thousands;
 use lab::report::{Function, Run};
-use lab::table::Columns;
+use lab::table::{Claim, Columns};
 use lab::{AllocStats, Cell, Kind, Table, count};
 use pool::{BufferPool, PoolConfig, SHARED_MAX_LEN, shared};
 
@@ -46,18 +46,31 @@ fn p1_bytes_per_line(run: &Run) -> Vec<Table> {
                 Cell::Bytes(r.pooled)
             })
             .col("stack array `[0u8; 128]`", |r: &Lines| Cell::Bytes(r.stack))
-            .col("seed: `new byte[128]`", |r: &Lines| {
-                Cell::Seed(format!("{} B", thousands(152 * r.n as u64)))
-            })
-            .col("seed: `Rent`/`Return`", |_: &Lines| {
-                Cell::Seed("0 B".into())
-            })
             .table("P1", Kind::Count, "", &rows),
     );
-    table.note("Each line is `1042|ต้มยำกุ้ง|2|18000\\n` (41 bytes) copied into the buffer; the pooled column starts warm (the pool's first-use cost is P3).");
-    table.note("The counts are the bytes requested, as .NET's are the bytes of the objects: glibc's malloc puts a 128-byte request in a 144-byte chunk (an 8-byte header, rounded up to 16 bytes), where .NET's `byte[128]` is 152 B, its 24-byte header included.");
-    table.note(SEED_ITALIC);
+    table.note("Each line is `1042|ต้มยำกุ้ง|2|18000\\n` (41 bytes) copied into the buffer; the pool starts warm (its first-use cost is P3). Counts are bytes requested from the allocator.");
+    table.note("seed 000: 152,000,000 B for 1,000,000 lines with `new byte[128]` (its 24-byte array header included), 0 B with `Rent`/`Return` (Core i7-7700, .NET 10); here: the 1,000,000 row.");
+    table.conclude(
+        "bytes a warm rent and give-back allocates per line, at every N",
+        per_line(&rows, |r| r.pooled),
+    );
+    table.conclude(
+        "bytes a fresh `vec![0u8; 128]` allocates per line, at every N",
+        per_line(&rows, |r| r.fresh),
+    );
     vec![table]
+}
+
+/// The bytes per line every row of P1 shows for one way, as a verdict (counts are exact, so
+/// every process agrees), or what differs between rows.
+fn per_line(rows: &[Lines], bytes: impl Fn(&Lines) -> u64) -> Claim {
+    let first = bytes(&rows[0]) / rows[0].n as u64;
+    let text = if rows.iter().all(|r| bytes(r) == first * r.n as u64) {
+        format!("{} B", thousands(first))
+    } else {
+        "not the same at every N".to_owned()
+    };
+    Claim::Verdict { text }
 }
 
 /// The seed's 18 requests and the capacity .NET's shared pool returned for each.

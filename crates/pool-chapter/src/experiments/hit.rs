@@ -174,7 +174,7 @@ fn p10_hit(run: &Run) -> Vec<Table> {
     let mut table = run.own(m.table(run.experiment.id, ""));
     table.note(POOL_TAKEN_ONCE);
     table.note(BASELINES);
-    table.note("Instructions are counted by callgrind for one copy at a time, collection switched on only around its batch loop, in the final process: they do not depend on the clock, so the instruction targets are judged from them alone. The time targets are judged in every process, under each allocator, and printed only where every process agrees.");
+    table.note("Instructions are counted by callgrind for one copy at a time, collection switched on only around its batch loop, in the final process: they do not depend on the clock, so the instruction targets are judged from them alone. The time targets are judged under each allocator.");
     let counted = |method| above_floor(&m, method).map(|n| thousands(n.round() as u64));
     if let (Some(reused_adds), Some(pool_adds), Some(unzeroed_adds), Some(checked_adds)) = (
         counted(HIT_REUSED),

@@ -3,11 +3,13 @@
 //! zeroed), and the same pool without thread caches.
 
 use lab::fmt::round_significant;
+use lab::plot::Plot;
 use lab::protocol::Allocator;
 use lab::publish::Verdict;
 use lab::report::{Function, Run};
+use lab::table::Claim;
 use lab::table::Columns;
-use lab::timing::{Measured, Schedule, Timing};
+use lab::timing::{Measured, Schedule, Timing, agree};
 use lab::{Cell, Kind, Table};
 
 use crate::workloads::{CONTENTION_OPS, CONTENTION_THREADS, ContentionWorkers, HIT_BYTES, Source};
@@ -72,13 +74,6 @@ fn time_threads(run: &Run, threads: usize) -> Threads {
     }
 }
 
-/// One row of P12: a thread count and a source.
-struct Row<'a> {
-    t: &'a Threads,
-    index: usize,
-    source: Source,
-}
-
 /// Operations per second on each thread, from the run's time minus the floor's (the release
 /// and the wait), or `None` where that difference is not resolvable.
 fn ops_per_second(m: &Measured, source: Source) -> Option<f64> {
@@ -88,13 +83,36 @@ fn ops_per_second(m: &Measured, source: Source) -> Option<f64> {
     }
 }
 
-/// Whether the shared pool was faster per run than `source`, in every process of `m` (empty
-/// for the shared pool's own row).
-fn shared_faster(m: &Measured, source: Source) -> Cell {
-    if source == Source::SharedPool {
-        return Cell::Empty;
+/// P12's column heading for a source (its row label in the other tables is longer).
+fn heading(source: Source) -> &'static str {
+    match source {
+        Source::Reused => "reused `Vec` per thread",
+        Source::SharedPool => "`pool::shared()`",
+        Source::FreshUnzeroed => "fresh, unzeroed",
+        Source::FreshVec => "fresh, zeroed (`vec!`)",
+        Source::NoThreadCache => "pool, no thread cache",
     }
-    Cell::Claim(m.faster_of(Source::SharedPool.label(), "yes", source.label(), "no"))
+}
+
+/// The thread counts at which `a` was faster than `b`, in every process of each run (`runs`:
+/// a thread count and its run under one allocator), printed where every process agrees.
+fn thread_counts_where(runs: &[(usize, &Measured)], a: Source, b: Source) -> Claim {
+    agree(runs[0].1.process_count(), |p| {
+        let faster: Vec<usize> = runs
+            .iter()
+            .filter(|(_, m)| m.processes[p].faster(a.label(), b.label()) == Some(true))
+            .map(|&(threads, _)| threads)
+            .collect();
+        Some(match faster.len() {
+            0 => "at no thread count".to_owned(),
+            n if n == runs.len() => "at every thread count".to_owned(),
+            1 => format!("with {}", threads_label(faster[0])),
+            n => {
+                let most: Vec<String> = faster[..n - 1].iter().map(usize::to_string).collect();
+                format!("with {} and {} threads", most.join(", "), faster[n - 1])
+            }
+        })
+    })
 }
 
 fn p12_contention(run: &Run) -> Vec<Table> {
@@ -105,99 +123,112 @@ fn p12_contention(run: &Run) -> Vec<Table> {
     for t in &all {
         run.keep(t.threads, &t.m);
     }
-    let rows: Vec<Row<'_>> = all
-        .iter()
-        .flat_map(|t| {
-            Source::ALL
-                .iter()
-                .enumerate()
-                .map(move |(index, &source)| Row { t, index, source })
-        })
-        .collect();
-    let mimalloc = all[0].m.under(Allocator::Mimalloc).is_some();
-    let mut table = run.own(
-        Columns::new()
-            .col("threads", |r: &Row<'_>| Cell::count(r.t.threads))
-            .col("source of each 8 KiB", |r: &Row<'_>| {
-                Cell::text(r.source.label())
+    let mut columns = Columns::new().col("threads", |t: &Threads| Cell::count(t.threads));
+    for source in Source::ALL {
+        columns = columns.col(heading(source), move |t: &Threads| {
+            ops_per_second(&t.m, source).map_or(Cell::NotResolvable, |ops| {
+                Cell::Count(round_significant(ops, 3) as u64)
             })
-            .col("operations per second, per thread", |r: &Row<'_>| {
-                ops_per_second(&r.t.m, r.source).map_or(Cell::NotResolvable, |ops| {
-                    Cell::Count(round_significant(ops, 3) as u64)
-                })
-            })
-            .col("`pool::shared()` faster per run?", |r: &Row<'_>| {
-                shared_faster(&r.t.m, r.source)
-            })
-            .col_if(mimalloc, "… under mimalloc", |r: &Row<'_>| {
-                r.t.m
-                    .under(Allocator::Mimalloc)
-                    .map_or(Cell::Empty, |mm| shared_faster(mm, r.source))
-            })
-            .col("the pool's allocations, whole timed run", |r: &Row<'_>| {
-                r.t.pool_allocations[r.index].map_or(Cell::Empty, Cell::Count)
-            })
-            .col("twin disagreement", |r: &Row<'_>| {
-                Cell::Percent(r.t.m.expect(r.source.label()).twin_disagreement_pct())
-            })
-            .col("between processes", |r: &Row<'_>| {
-                r.t.m.expect(r.source.label()).spread_cell()
-            })
-            .table("P12", Kind::Time, "", &rows),
-    );
+        });
+    }
+    let mut table = run.own(columns.table("P12", Kind::Time, "", &all));
     table.note(all[0].m.protocol_note());
     table.note(format!(
-        "One timed operation is one run: this thread releases the waiting workers, each does {} operations (8 KiB from its source, touched, given back or freed) and this thread waits for the last one. The workers are spawned once per thread count and warmed up before timing, so a run contains no spawning. Each thread count is its own interleaved run, whose floor is a run of no operations: the release and the wait alone. Operations per second per thread are the operations of one worker over the run's time minus that floor.",
+        "Each cell: operations per second on one thread, where an operation gets 8 KiB from the column's source, writes and reads its first and last byte, and gives it back or frees it. One timed operation is one run of {} operations per worker; the workers are spawned and warmed up once per thread count, and the floor (releasing them and waiting, no operations) is subtracted.",
         lab::fmt::thousands(CONTENTION_OPS)
     ));
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let most = CONTENTION_THREADS[CONTENTION_THREADS.len() - 1];
-    table.note(if most > cores {
-        format!("This machine has {cores} logical cores: with {most} threads, threads take turns on each core, so a run takes longer even where nothing is shared. Compare the sources within a thread count, not one thread count with another.")
-    } else {
-        format!("This machine has {cores} logical cores: every thread has a core of its own.")
-    });
-    table.note("Every source gets the same touch: write the first and last byte of its 8 KiB, read them back; the reused and the unzeroed buffers are written through their spare capacity, as P10 does. Each worker's reused `Vec` is made with `Vec::with_capacity(8192)` once, when the worker starts, and gets `clear()` and `reserve(8192)` per operation. The fresh buffers differ in one thing: the unzeroed one is `Vec::with_capacity(8192)`, the allocation alone; the zeroed one is `vec![0u8; 8192]`, which asks `calloc` for zeroed memory.");
-    table.note("\"Faster per run\" is a verdict reached in every process: *yes* where the shared pool was resolvably faster than that row's source, *no* where it was resolvably slower. The pools' allocations are their own counts (`stats().allocations`) over the whole timed run, every worker included; a fresh buffer allocates on every operation, a reused one never after it is made. The pool without thread caches is the shared pool's configuration with `thread_cache_max_len: 0`: every rent and give-back takes the lock of the bucket's stack, which all threads share. The allocator is paused on the workers as it is here.");
-    for t in &all {
-        let threads = t.threads;
-        let shared = Source::SharedPool.label();
-        t.m.conclude_under_each(
-            &mut table,
-            |allocator| {
-                format!(
-                    "under {}, {threads} thread{}: the faster of `pool::shared()` and a fresh, unzeroed `Vec::with_capacity(8192)` (the allocation without the zeroing)",
-                    allocator.short(),
-                    if threads == 1 { "" } else { "s" }
-                )
-            },
-            |under| {
-                under.faster_of(
-                    shared,
-                    "the pool",
-                    Source::FreshUnzeroed.label(),
-                    "the fresh, unzeroed buffer",
-                )
-            },
-        );
-        t.m.conclude_under_each(
-            &mut table,
-            |allocator| {
-                format!(
-                    "under {}, {threads} thread{}: the faster of one reused `Vec` per thread and `pool::shared()`",
-                    allocator.short(),
-                    if threads == 1 { "" } else { "s" }
-                )
-            },
-            |under| {
-                under.faster_of(
-                    Source::Reused.label(),
-                    "the reused `Vec`",
-                    shared,
-                    "the pool",
-                )
-            },
-        );
+    if most > cores {
+        table.note(format!("This machine has {cores} logical cores: above {cores} threads, threads take turns on a core, so compare the columns within a row."));
     }
+    let pools_allocated: u64 = all
+        .iter()
+        .flat_map(|t| t.pool_allocations.iter().flatten())
+        .sum();
+    table.note(format!(
+        "The pool without thread caches is `pool::shared()`'s configuration with `thread_cache_max_len: 0`: every rent takes its bucket's lock. The two pools allocated {} in all timed runs (`stats().allocations`).",
+        if pools_allocated == 0 {
+            "nothing".to_owned()
+        } else {
+            format!("{pools_allocated} buffers")
+        }
+    ));
+    table.note(noise_note(&all));
+    let under = |allocator: Allocator| -> Option<Vec<(usize, &Measured)>> {
+        all.iter()
+            .map(|t| t.m.under(allocator).map(|m| (t.threads, m)))
+            .collect()
+    };
+    for allocator in Allocator::ALL {
+        let Some(runs) = under(allocator) else {
+            continue;
+        };
+        let name = allocator.short();
+        table.conclude(
+            format!("under {name}, the thread counts at which `pool::shared()` beats a fresh, unzeroed `Vec::with_capacity(8192)`"),
+            thread_counts_where(&runs, Source::SharedPool, Source::FreshUnzeroed),
+        );
+        table.conclude(
+            format!("under {name}, the thread counts at which one reused `Vec` per thread beats `pool::shared()`"),
+            thread_counts_where(&runs, Source::Reused, Source::SharedPool),
+        );
+        if allocator == Allocator::System {
+            table.conclude(
+                format!("under {name}, the thread counts at which `pool::shared()` beats the same pool without thread caches"),
+                thread_counts_where(&runs, Source::SharedPool, Source::NoThreadCache),
+            );
+        }
+    }
+    table.plots.push(plot(&all));
     vec![table]
+}
+
+/// The largest twin disagreement and between-process spread of any source at any thread count.
+fn noise_note(all: &[Threads]) -> String {
+    let worst = |f: fn(&Measured) -> f64| {
+        all.iter()
+            .map(|t| (f(&t.m), t.threads))
+            .fold((0.0f64, 0), |a, b| if b.0 > a.0 { b } else { a })
+    };
+    let (twin, twin_at) = worst(Measured::worst_twin_pct);
+    let mut note = format!(
+        "Noise, over every source and thread count: the largest twin disagreement is {} (at {})",
+        Cell::Percent(twin).render(),
+        threads_label(twin_at)
+    );
+    if all[0].m.process_count() > 1 {
+        let (spread, spread_at) = worst(Measured::worst_spread_pct);
+        note.push_str(&format!(
+            ", the largest spread between processes {} (at {})",
+            Cell::Percent(spread).render(),
+            threads_label(spread_at)
+        ));
+    }
+    note.push('.');
+    note
+}
+
+/// `1 thread`, `4 threads`.
+fn threads_label(n: usize) -> String {
+    format!("{n} thread{}", if n == 1 { "" } else { "s" })
+}
+
+/// Throughput against threads, one line per source, under the system allocator.
+fn plot(all: &[Threads]) -> Plot {
+    let mut plot = Plot::lines(
+        "p12-threads",
+        "Operations per second on each thread, 8 KiB per operation, by thread count (median over processes)",
+        "threads",
+        "operations per second, per thread (log scale)",
+    );
+    plot.log_y = true;
+    for source in Source::ALL {
+        let points: Vec<(f64, f64)> = all
+            .iter()
+            .filter_map(|t| ops_per_second(&t.m, source).map(|ops| (t.threads as f64, ops)))
+            .collect();
+        plot = plot.series(heading(source).replace('`', ""), points);
+    }
+    plot
 }

@@ -180,7 +180,7 @@ fn r4_peak_memory(run: &Run) -> Vec<Table> {
     let mut table = run.own(columns.table("R4", Kind::Fact, "", &rows));
     table.note(format!("Each figure is the peak resident set (`ru_maxrss`) of one `receipt --strategy S` process, read by `wait4` as it was reaped: that one process's own resource usage. Its input came through a pipe, written as it was produced (`receipt gen`, seed {CHUNK_SEED}, or the worst case), so it never had a file it could map."));
     table.note("A process's `ru_maxrss` starts from the peak of the memory image it was started with, which Linux carries over when the new program replaces it: so each command was started by a fresh, small process of this binary that did nothing else, and that process read its own peak (`VmHWM`) just after starting it. Where the command's figure is not above that floor, the cell says the command held at most the floor, as much as any small program does.");
-    table.note(format!("The worst case (`generate::worst_case`) is built from the growth rules of the buffers each strategy holds an order in, so that each holds, within 3 %, the most R4-bounds allows: every order at the bound of {} lines, all but six lines {} bytes long, their names of no display width (padded whole), and four kinds of order whose first lines make each buffer that doubles end with twice the room it needs, the pool keep a buffer of every bucket up to 8 MiB, and the arena hold a chunk of 4 MiB and one of 8 MiB at once.", Cell::count(MAX_ORDER_LINES).render(), Cell::count(MAX_LINE).render()));
+    table.note(format!("The worst case (`generate::worst_case`) is built from the growth rules of the buffers each strategy holds an order in, so that each holds, within 3 %, the most R4-bounds allows: every order at the bound of {} lines, all but six lines {} bytes long, their names of no display width (padded whole), and four kinds of order whose first lines make each buffer that doubles end with twice the room it needs, the pool keep a buffer of every bucket up to 4 MiB, and the arena hold a chunk of 4 MiB and one of 8 MiB at once.", Cell::count(MAX_ORDER_LINES).render(), Cell::count(MAX_LINE).render()));
     table.note("The command runs on the system allocator (no counting layer). The figure counts every resident page: the binary's code, the C library, the stack and the heap. It is not exactly the same from run to run: a few pages come and go.");
     for (row, strategy, why) in rows.iter().flat_map(|row| {
         STRATEGIES
@@ -302,14 +302,14 @@ fn bounds() -> Table {
             constant: "`bounds::NAIVE_ORDER`",
         },
         Bound {
-            what: "`pooled`: the first buffer rented for an order (a longer receipt rents at least twice as much)".into(),
+            what: "`pooled`: the first buffer rented for an order (a longer receipt moves to the bucket of the length it needs)".into(),
             value: bytes(POOLED_FIRST_RENT),
             constant: "`receipt::POOLED_FIRST_RENT`",
         },
         Bound {
-            what: "`pooled`: one receipt buffer of every bucket, from the first rent to the largest (twice a receipt, for one grown from a long first line)".into(),
+            what: "`pooled`: one receipt buffer of every bucket, from the first rent's to the longest receipt's".into(),
             value: bytes(POOLED_BUFFERS),
-            constant: "`bounds::POOLED_BUFFERS` (`receipt::POOLED_FIRST_RENT`, the pool's power-of-two buckets)",
+            constant: "`bounds::POOLED_BUFFERS` (`receipt::POOLED_FIRST_RENT`, `bounds::POOLED_LARGEST_BUCKET`, the pool's power-of-two buckets)",
         },
         Bound {
             what: "`pooled`: the pool's own tables (an allowance, pinned)".into(),
@@ -350,6 +350,6 @@ fn bounds() -> Table {
             &rows,
         );
     table.note("Read from the constants when the report is generated, so the chapter cannot state other bounds than the code's (`receipt::bounds`, `r4_the_bounds_follow_from_the_constants`). A bound is on the heap a processor can have asked for and not given back at any moment, reading its input as the command does: the first rows, which every strategy holds, and the strategy's own (for `pooled`, with a pool no one else rents from, as the command's is). On R4's worst case, under a counting allocator, each strategy holds at most its bound and at least 97 % of it (`r4_the_worst_case_holds_each_strategy_at_its_bound`).");
-    table.note("What is resident, which R4 measures, differs: room a buffer never wrote to takes no memory (a vector that doubled, the 8 MiB bucket's buffer holding a receipt of 4 MiB), memory an allocator keeps after it was given back still does, and the binary's own pages are there too.");
+    table.note("What is resident, which R4 measures, differs: room a buffer never wrote to takes no memory (a vector that doubled, a bucket's buffer past the receipt it holds), memory an allocator keeps after it was given back still does, and the binary's own pages are there too.");
     table
 }
