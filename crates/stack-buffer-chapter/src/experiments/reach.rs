@@ -193,7 +193,7 @@ fn baselines_table(runs: &[BySize]) -> Table {
             runs,
         );
     table.note(runs[0].measured.protocol_note());
-    table.note("Each heap column adds one thing to the one before it: the reused `Vec` (one per copy of the measured function, allocated before the run, `clear()`ed on every call) allocates and zeroes nothing; the fresh one adds a `malloc` and a `free`; `vec![0.0; 2N]` asks for zeroed memory (`calloc`). Every method touches the same two values through one `touch_raw`. Noise: S1's last two columns (appendix).");
+    table.note("The reused `Vec` is one per copy of the measured function, allocated before the run and `clear()`ed on every call; `vec![0.0; 2N]` is a `calloc`. Every method touches the same two values through one `touch_raw`. Noise: S1's last two columns (appendix).");
     table.note("seed `002`: stack/heap between 0.38 and 0.53 over eight sizes, with a `stackalloc` of exactly 2N (Core i7-8665U, .NET 10); here the cap is a fixed 2 KiB: S1's *zeroed cap / heap* column (appendix).");
     let fitting: Vec<&BySize> = runs.iter().filter(|s| fits(s.size)).collect();
     let every: Vec<&BySize> = runs.iter().collect();
