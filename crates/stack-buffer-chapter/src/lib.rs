@@ -46,16 +46,16 @@ pub static CHAPTER: Chapter = Chapter {
     }],
     answer: &[
         Cited {
-            key: "S1-baselines · the sizes at which the unzeroed 2 KiB cap is faster than the reused `Vec`",
-            says: "The sizes at which a stack array, even unzeroed, beats a `Vec` you own and pass down",
-        },
-        Cited {
             key: "S3 · the sizes at which the unzeroed stack array is faster than a fresh unzeroed heap buffer",
             says: "The sizes at which an unzeroed stack array beats a fresh heap buffer of the same size",
         },
         Cited {
             key: "S3 · at 2 KiB and at 8 KiB, zeroing the stack array costs more",
             says: "The seed's thesis, at 2 KiB and 8 KiB: zeroing a stack array costs more than the rest of its call",
+        },
+        Cited {
+            key: "S1-baselines · the sizes at which the reused `Vec` is faster than the zeroed 2 KiB cap",
+            says: "The sizes at which a `Vec` you own and pass down beats a zeroed 2 KiB stack array",
         },
         Cited {
             key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
