@@ -34,7 +34,7 @@ pub mod probe;
 pub mod spans;
 pub mod workloads;
 
-use lab::report::{Chapter, Source};
+use lab::report::{Chapter, Cited, Decision, Source};
 
 /// Chapter 2: its experiments in the order the chapter presents them.
 pub static CHAPTER: Chapter = Chapter {
@@ -44,6 +44,76 @@ pub static CHAPTER: Chapter = Chapter {
         seed: "002",
         note: "The C# `stackalloc` article: BenchmarkDotNet on .NET 10 (tier-1 code, Server GC with DATAS off), a Core i7-8665U laptop (x64, Windows). Its `stackalloc` is variable-size unless marked literal, and .NET zeroes it unless the method has `[SkipLocalsInit]`.",
     }],
-    answer: &[],
-    decisions: &[],
+    answer: &[
+        Cited {
+            key: "S3 · the sizes at which the unzeroed stack array is faster than a fresh unzeroed heap buffer",
+            says: "The sizes at which an unzeroed stack array beats a fresh heap buffer of the same size",
+        },
+        Cited {
+            key: "S3 · at 2 KiB and at 8 KiB, zeroing the stack array costs more",
+            says: "The seed's thesis, at 2 KiB and 8 KiB: zeroing a stack array costs more than the rest of its call",
+        },
+        Cited {
+            key: "S1-baselines · the sizes at which the reused `Vec` is faster than the zeroed 2 KiB cap",
+            says: "The sizes at which a `Vec` you own and pass down beats a zeroed 2 KiB stack array",
+        },
+        Cited {
+            key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
+            says: "The sizes at which the stack's advantage shrinks once the buffer is used for real work",
+        },
+        Cited {
+            key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
+            says: "Above 128 items, the sizes at which a stack-then-pool hybrid beats a `SmallVec` that allocates",
+        },
+    ],
+    decisions: &[
+        Decision {
+            situation: "You can keep a buffer and pass it down",
+            action: "Reuse it: `clear()` a `Vec` you own and pass `&mut` down (`pack_boxes_reusing`)",
+            because: Cited {
+                key: "S1-baselines · the sizes at which the reused `Vec` is faster than a fresh unzeroed one",
+                says: "sizes at which reusing beats allocating, nothing zeroed",
+            },
+        },
+        Decision {
+            situation: "Nothing to pass down; the size is small and bounded at compile time",
+            action: "A fixed array left unzeroed: `arrayvec::ArrayVec`, or `[MaybeUninit<T>; N]` under Miri",
+            because: Cited {
+                key: "S3 · the sizes at which the unzeroed stack array is faster than a fresh unzeroed heap buffer",
+                says: "sizes at which the unzeroed array beats a fresh heap buffer",
+            },
+        },
+        Decision {
+            situation: "The fixed array must be zeroed (`[0.0; N]`)",
+            action: "Keep N small: every call zeroes all N, whatever it uses",
+            because: Cited {
+                key: "S3 · at 2 KiB and at 8 KiB, zeroing the stack array costs more",
+                says: "at 2 KiB and 8 KiB, the zeroing costs more than the rest of the call",
+            },
+        },
+        Decision {
+            situation: "Usually small, sometimes large, nothing to pass down",
+            action: "The hybrid: the stack up to a cap, a pool above it (chapter 3)",
+            because: Cited {
+                key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
+                says: "above 128 items, sizes at which the hybrid beats a spilled `SmallVec`",
+            },
+        },
+        Decision {
+            situation: "The buffer is one step of a larger operation",
+            action: "Time the whole operation before switching: the buffer's share shrinks",
+            because: Cited {
+                key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
+                says: "sizes at which the stack's gain dilutes",
+            },
+        },
+        Decision {
+            situation: "Your program runs on mimalloc",
+            action: "The same rules: a stack array still beats a fresh heap buffer",
+            because: Cited {
+                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array is faster",
+                says: "under mimalloc, at each size of S3",
+            },
+        },
+    ],
 };

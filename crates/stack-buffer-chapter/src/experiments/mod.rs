@@ -50,7 +50,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "S3",
         kind: Kind::Time,
-        title: "The factorial: zeroed vs not × stack (fixed size) vs heap (exact size) × 4 sizes",
+        title: "Five buffers at four sizes: a reused `Vec`, a fresh one, a fresh zeroed one, and a stack array of the same size, unzeroed or zeroed",
         function: zeroing::S3,
         pinned_by: pins!("tests/stack_buffer.rs":
             every_way_to_reach_a_buffer_touches_the_same_two_values,

@@ -3,6 +3,7 @@
 
 use std::hint::black_box;
 
+use lab::plot::Plot;
 use lab::protocol::Allocator;
 use lab::report::{Function, Run};
 use lab::table::{Columns, Table};
@@ -130,7 +131,7 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
     s1.note(runs[0].measured.protocol_note());
     s1.note("Every size is its own interleaved run with its own calibration (the line above is the first size's): compare within a row; differences between rows also contain what changed between runs. No instruction counts: a callgrind child per size, method and copy would add minutes.");
     s1.note("Every method is a call of its own (`#[inline(never)]`) that reaches its buffer and calls the one touch (`touch_raw`, also a call of its own: write the first and last value, read them back); the floor is a call that does the same touch on an existing buffer of 2N values, so the floor counts the same two calls. Each twin runs a second copy of the measured function (`s1_heap::<1>` beside `s1_heap::<0>`).");
-    s1.note("The same runs time a buffer the caller owns and reuses and a fresh unzeroed one: S1-baselines shows them beside the fresh zeroed heap and puts both caps against the reused buffer.");
+    s1.note("The same runs time a `Vec` the caller owns and reuses and a fresh unzeroed one: S1-baselines, in the chapter.");
     s1.note("Both stack columns are a 2 KiB array whatever N is: stable Rust has no variable-size stack allocation, so the seed's `stackalloc double[2N]` has no counterpart; the fixed cap is the Rust pattern. The zeroed one writes 2 KiB of zeros on every call; the other is `[MaybeUninit<f64>; 256]`, the seed's `FixedCapOnlyNoInit` (a literal cap under `[SkipLocalsInit]`). The heap's `vec![0.0; 2N]` is a `calloc` of exactly 2N values. The pool is warm (its hit path) and hands back what its last user wrote: it zeroes nothing.");
     s1.note("The seed's stack/heap ratio was between 0.38 and 0.53 over eight sizes (mean 0.415), with a variable-size `stackalloc` zeroed to exactly 2N values: not comparable size by size with a fixed cap.");
     if mimalloc {
@@ -146,16 +147,27 @@ fn s1_table(run: &Run, runs: &[BySize]) -> Table {
             .measured
             .faster_of(POOL, "the pool", HEAP, "the heap"),
     );
+    if let Some(mimalloc) = BySize::under(runs, Allocator::Mimalloc) {
+        let every: Vec<&BySize> = mimalloc.iter().collect();
+        s1.conclude(
+            "under mimalloc, the sizes at which the reused `Vec` is faster than a fresh unzeroed one",
+            BySize::sizes_where_faster(&every, REUSED, HEAP_UNINIT, items),
+        );
+        s1.conclude(
+            "under mimalloc, the sizes at which a fresh unzeroed `Vec` is faster than a fresh zeroed one",
+            BySize::sizes_where_faster(&every, HEAP_UNINIT, HEAP, items),
+        );
+    }
     s1
 }
 
 /// S1-baselines: the caps against what a Rust programmer already has, from S1's runs: a buffer
 /// the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one.
 fn baselines_table(runs: &[BySize]) -> Table {
-    let cap_over_reused = |cap: &'static str| {
+    let cap = |cap: &'static str| {
         move |s: &BySize| {
             if fits(s.size) {
-                s.measured.ratio_cell(cap, REUSED)
+                s.measured.expect(cap).median_cell()
             } else {
                 Cell::text("does not fit")
             }
@@ -163,56 +175,72 @@ fn baselines_table(runs: &[BySize]) -> Table {
     };
     let mut table = Columns::new()
         .col("N items", |s: &BySize| Cell::count(s.size))
-        .col("reused `Vec` (`clear()`, passed down)", |s: &BySize| {
+        .col("reused `Vec`, passed down", |s: &BySize| {
             s.measured.expect(REUSED).median_cell()
         })
-        .col("fresh, unzeroed: `Vec::with_capacity(2N)`", |s: &BySize| {
+        .col("fresh `Vec::with_capacity(2N)`", |s: &BySize| {
             s.measured.expect(HEAP_UNINIT).median_cell()
         })
-        .col("fresh, zeroed: `vec![0.0; 2N]`", |s: &BySize| {
+        .col("fresh `vec![0.0; 2N]`", |s: &BySize| {
             s.measured.expect(HEAP).median_cell()
         })
-        .col("unzeroed cap / reused", cap_over_reused(STACK_UNINIT))
-        .col("zeroed cap / reused", cap_over_reused(STACK))
+        .col("stack 2 KiB cap, `MaybeUninit`", cap(STACK_UNINIT))
+        .col("stack 2 KiB cap, zeroed", cap(STACK))
         .table(
             "S1-baselines",
             Kind::Time,
-            "The 2 KiB caps against what a Rust programmer already has, from S1's runs: a buffer the caller owns and reuses, a fresh unzeroed one, a fresh zeroed one",
+            "A buffer the caller owns and reuses, a fresh one, a fresh zeroed one, and the 2 KiB stack caps, from S1's runs",
             runs,
         );
     table.note(runs[0].measured.protocol_note());
-    table.note("The reused buffer is a `Vec<f64>` of capacity 2N that each copy of the measured function owns, allocated once before the run: every call clears it (`clear()`), checks its capacity (`reserve(2N)`: a comparison, once it is large enough) and touches 2N values of its spare capacity with the one `touch_raw`, so it allocates nothing and zeroes nothing. The fresh unzeroed buffer is the same touch of a new `Vec::with_capacity(2N)` (a `malloc` and a `free` per call); the fresh zeroed one is S1's `vec![0.0; 2N]` (a `calloc`). So reused → fresh unzeroed is the allocation, and fresh unzeroed → fresh zeroed the zeroing, on `calloc`'s path (S3-heap).");
-    table.note("The unzeroed cap differs from the reused buffer in where its memory is (its own frame, against a block handed down by the caller) and in the `Vec`'s bookkeeping; the zeroed cap also zeroes 2 KiB on every call, which the reused buffer does not, so its ratio holds two differences (S1's two cap columns give the zeroing's share). The twins' disagreement and the spread between processes of these methods are in S1's last two columns.");
+    table.note("The reused `Vec` is one per copy of the measured function, allocated before the run and `clear()`ed on every call; `vec![0.0; 2N]` is a `calloc`. Every method touches the same two values through one `touch_raw`. Noise: S1's last two columns (appendix).");
+    table.note("seed `002`: stack/heap between 0.38 and 0.53 over eight sizes, with a `stackalloc` of exactly 2N (Core i7-8665U, .NET 10); here the cap is a fixed 2 KiB: S1's *zeroed cap / heap* column (appendix).");
     let fitting: Vec<&BySize> = runs.iter().filter(|s| fits(s.size)).collect();
     let every: Vec<&BySize> = runs.iter().collect();
     table.conclude(
-        "the sizes at which the unzeroed 2 KiB cap is faster than the reused buffer, neither zeroed: what the stack buys over a buffer the caller already owns",
+        "the sizes at which the unzeroed 2 KiB cap is faster than the reused `Vec`",
         BySize::sizes_where_faster(&fitting, STACK_UNINIT, REUSED, items),
     );
     table.conclude(
-        "the sizes at which the reused buffer is faster than the zeroed 2 KiB cap, which zeroes 2 KiB on every call",
+        "the sizes at which the reused `Vec` is faster than the zeroed 2 KiB cap",
         BySize::sizes_where_faster(&fitting, REUSED, STACK, items),
     );
     table.conclude(
-        "the sizes at which the reused buffer is faster than a fresh unzeroed one: what the allocation costs (`malloc` + `free`), with nothing zeroed",
+        "the sizes at which the reused `Vec` is faster than a fresh unzeroed one (the allocation)",
         BySize::sizes_where_faster(&every, REUSED, HEAP_UNINIT, items),
     );
     table.conclude(
-        "the sizes at which the fresh unzeroed buffer is faster than the fresh zeroed one: what the zeroing costs on the heap (`calloc`'s path against `malloc`'s)",
+        "the sizes at which a fresh unzeroed `Vec` is faster than a fresh zeroed one (the zeroing, on `calloc`'s path)",
         BySize::sizes_where_faster(&every, HEAP_UNINIT, HEAP, items),
     );
-    if let Some(mimalloc) = BySize::under(runs, Allocator::Mimalloc) {
-        let every: Vec<&BySize> = mimalloc.iter().collect();
-        table.conclude(
-            "under mimalloc, the sizes at which the reused buffer is faster than a fresh unzeroed one",
-            BySize::sizes_where_faster(&every, REUSED, HEAP_UNINIT, items),
-        );
-        table.conclude(
-            "under mimalloc, the sizes at which the fresh unzeroed buffer is faster than the fresh zeroed one",
-            BySize::sizes_where_faster(&every, HEAP_UNINIT, HEAP, items),
-        );
-    }
+    table.plots.push(s1_plot(runs));
     table
+}
+
+/// S1's figure: every way to reach the buffer, time per call against N (log axes: the sizes
+/// span more than two decades, the times more than one).
+fn s1_plot(runs: &[BySize]) -> Plot {
+    let line = |method: &str, only_fitting: bool| {
+        runs.iter()
+            .filter(|s| !only_fitting || fits(s.size))
+            .map(|s| (s.size as f64, s.measured.expect(method).median_ns()))
+            .collect::<Vec<_>>()
+    };
+    let mut plot = Plot::lines(
+        "s1-reach-by-size",
+        "Time to reach a usable buffer of 2N f64s and touch it, by order size (median over processes, glibc)",
+        "N items (log scale)",
+        "ns per call (log scale)",
+    )
+    .series("fresh, zeroed: vec![0.0; 2N]", line(HEAP, false))
+    .series("fresh, unzeroed: Vec::with_capacity(2N)", line(HEAP_UNINIT, false))
+    .series("stack 2 KiB cap, zeroed", line(STACK, true))
+    .series("warm pool, not zeroed", line(POOL, false))
+    .series("reused Vec, clear()", line(REUSED, false))
+    .series("stack 2 KiB cap, not zeroed", line(STACK_UNINIT, true));
+    plot.log_x = true;
+    plot.log_y = true;
+    plot
 }
 
 fn s2_table(runs: &[BySize]) -> Table {
@@ -263,7 +291,7 @@ fn s2_table(runs: &[BySize]) -> Table {
             &fitting,
         );
     s2.note(runs[0].measured.protocol_note());
-    s2.note("Each cell is a verdict: a method is named when it was resolvably faster in every process (its difference beat both twins' disagreement and the absolute floor in that process). *Varies between runs (k of n)* means the processes did not agree: k reached the most common answer. That is the honest answer where the two are close, and the reason a single run's crossover is not a result.");
+    s2.note("Each cell is a verdict; *varies between runs (k of n)*: k processes reached the most common answer, which is why a single run's crossover is not a result.");
     s2.note("These crossovers are the seed's, between buffers that are both zeroed (the unzeroed cap's columns excepted). S1-baselines puts both caps against a buffer the caller owns and reuses, which zeroes and allocates nothing, and against a fresh unzeroed one.");
     s2.note("The cap here is a proxy for the production hybrid, as the seed's `FixedCapOnly` was: the array and the touch, without `Scratch::Hybrid`'s branch and pool fallback. S7 times the real `Hybrid` in the whole operation.");
     s2.note("The seed's cap is a literal-size `stackalloc` of 2 KiB, zeroed (`FixedCapOnly`) or under `[SkipLocalsInit]` (`FixedCapOnlyNoInit`, about 3 ns, faster than everything at all seven sizes), against `new double[2N]` and `ArrayPool`, one process, with a 29 % noise floor of its own.");

@@ -2,6 +2,7 @@
 //! (S3-heap) and the zeroing rate around LLVM's switch to `memset` (S5). All from the seed's
 //! second benchmark.
 
+use lab::plot::Plot;
 use lab::protocol::Allocator;
 use lab::publish::Verdict;
 use lab::report::{Function, Run};
@@ -139,60 +140,35 @@ fn s3_factorial(run: &Run) -> Vec<Table> {
 
 fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
     let factorial: Vec<&Size> = sizes.iter().filter(|s| s.heap.is_some()).collect();
-    let worst = |s: &Size, noise: &dyn Fn(&str) -> f64| s.names().map(noise).fold(0.0, f64::max);
     let mut s3 = run.own(
         Columns::new()
             .col("size", |s: &&Size| Cell::bytes(s.bytes))
-            .col("stack, zeroed", |s: &&Size| {
-                m.expect(&s.zeroed).median_cell()
+            .col("reused `Vec`, passed down", |s: &&Size| {
+                m.expect(&s.heap()[2]).median_cell()
+            })
+            .col("fresh `Vec::with_capacity`", |s: &&Size| {
+                m.expect(&s.heap()[1]).median_cell()
+            })
+            .col("fresh `vec![0.0; n]`", |s: &&Size| {
+                m.expect(&s.heap()[0]).median_cell()
             })
             .col("stack, `MaybeUninit`", |s: &&Size| {
                 m.expect(&s.uninit).median_cell()
             })
-            .col("`MaybeUninit` minus the floor", |s: &&Size| {
-                m.difference_cell(&s.uninit, FLOOR)
-            })
-            .col("zeroed − unzeroed stack", |s: &&Size| {
-                m.difference_cell(&s.zeroed, &s.uninit)
-            })
-            .col("heap, `vec![0.0; n]`", |s: &&Size| {
-                m.expect(&s.heap()[0]).median_cell()
-            })
-            .col("heap, `Vec::with_capacity`", |s: &&Size| {
-                m.expect(&s.heap()[1]).median_cell()
-            })
-            .col(
-                "zeroed − unzeroed heap (`calloc` vs `malloc` path)",
-                |s: &&Size| m.difference_cell(&s.heap()[0], &s.heap()[1]),
-            )
-            .col("largest twin disagreement", |s: &&Size| {
-                Cell::Percent(worst(s, &|name| m.expect(name).twin_disagreement_pct()))
-            })
-            .col("between processes", |s: &&Size| {
-                if m.process_count() > 1 {
-                    Cell::Percent(worst(s, &|name| m.expect(name).spread_pct()))
-                } else {
-                    Cell::Empty
-                }
+            .col("stack, zeroed", |s: &&Size| {
+                m.expect(&s.zeroed).median_cell()
             })
             .table("S3", Kind::Time, "", &factorial),
     );
-    let floor = m.expect(FLOOR);
     s3.note(m.protocol_note());
     s3.note(format!(
-        "One run of {} methods, each with its twin: the factorial's 16, S3-baselines' {} reused buffers, S5's other stack sizes and `memset` reference, and the floor, which measured {} (twin disagreement {}). Every method is an indirect call to an `#[inline(never)]` function that reaches its buffer and calls the one touch (`touch_raw`, a call of its own); the floor is an indirect call to a function that makes the same touch on an existing 8 KiB buffer. Each twin calls a second copy of the measured function.",
+        "One run of {} methods, each an `#[inline(never)]` function that reaches its buffer and calls the one touch (`touch_raw`). The stack arrays have the row's size; `vec![0.0; n]` is glibc's `calloc`, `Vec::with_capacity` its `malloc`. Each step as a difference, the floor and the noise: S3-baselines (appendix).",
         METHODS,
-        REUSED_SIZES.len(),
-        floor.median_cell().render(),
-        Cell::Percent(floor.twin_disagreement_pct()).render()
     ));
-    s3.note(format!("What the floor does not share with the stack methods: it gets its buffer's address and length as arguments, where they form them from their own frame; it touches two cache lines, where the 16 B method touches one; and its frame holds no array. So *`MaybeUninit` minus the floor* is the cost of reaching the block with those differences included, not of the reservation alone. Both differences are under the publish rule. No instruction counts: {} callgrind children would add a minute, and S4 reads the code instead.", 2 * METHODS));
-    s3.note("On the heap, `vec![0.0; n]` asks the allocator for zeroed memory: glibc serves it with `calloc`, `Vec::with_capacity` with `malloc`. Their difference is `calloc`'s path minus `malloc`'s, not the zeroing alone (S3-heap).");
-    s3.note("The seed's second axis was `stackalloc` with a literal vs a variable size. Stable Rust has no variable-size stack allocation (no language-level `alloca`), so that axis has no counterpart; it is replaced by *fixed size on the stack vs exact size on the heap*, the choice a Rust programmer actually has.");
-    s3.note("The seed's literal `stackalloc` (its machine under *Sources*), twins and instrument included: 256 B 3.39 ns without zeroing; 2 KiB 3.24 ns without and 36.08 ns with; 8 KiB 4.93 ns without and 97.56 ns with. Its `new double[256]` and `new double[1024]` (2 KiB and 8 KiB, first benchmark): 210.2 ns and 815.7 ns.");
+    s3.note("seed `002`: literal `stackalloc` of 2 KiB 3.24 ns unzeroed and 36.08 ns zeroed, of 8 KiB 4.93 ns and 97.56 ns (Core i7-8665U, .NET 10); here: the stack columns of the 2,048 B and 8,192 B rows.");
     let large: Vec<&&Size> = factorial.iter().filter(|s| s.bytes >= 2048).collect();
     s3.conclude(
-        "at 2 KiB and at 8 KiB, zeroing the stack array (zeroed − unzeroed) costs more than the unzeroed array's whole call, whichever twin is taken (the seed's thesis: what you pay for is the zeroing)",
+        "at 2 KiB and at 8 KiB, zeroing the stack array costs more than the unzeroed array's whole call, whichever twin is taken",
         m.verdict(|p| {
             let signs: Option<Vec<bool>> = large
                 .iter()
@@ -205,16 +181,16 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
         sizes_where_faster(m, &factorial, a, b)
     };
     s3.conclude(
-        "the sizes at which the unzeroed stack array is faster than the unzeroed heap buffer: `malloc` and `free` cost something before anything is zeroed",
+        "the sizes at which the unzeroed stack array is faster than a fresh unzeroed heap buffer",
         by_size(&|s| &s.uninit, &|s| &s.heap()[1]),
     );
     s3.conclude(
-        "the sizes at which `vec![0.0; n]` (`calloc`) is slower than `Vec::with_capacity` (`malloc`)",
+        "the sizes at which `vec![0.0; n]` is slower than `Vec::with_capacity`",
         by_size(&|s| &s.heap()[1], &|s| &s.heap()[0]),
     );
     let smallest = factorial[0];
     s3.conclude(
-        format!("the sizes at which the `MaybeUninit` stack array is slower than the one of {}: a larger array costs more to reach even when nothing is zeroed (the seed: obtaining the block barely grows with its size)", bytes_label(smallest.bytes)),
+        format!("the sizes at which the `MaybeUninit` stack array, nothing zeroed, is slower than the one of {}", bytes_label(smallest.bytes)),
         agree(m.process_count(), |p| {
             let outcomes: Vec<(usize, Option<bool>)> = factorial[1..]
                 .iter()
@@ -223,7 +199,34 @@ fn s3_table(run: &Run, m: &Measured, sizes: &[Size]) -> Table {
             Some(describe_sizes(&sizes_where(&outcomes), outcomes.len(), bytes_label))
         }),
     );
+    s3.plots.push(s3_plot(m, sizes));
     s3
+}
+
+/// S3's figure: time per call against the buffer's size, one line per buffer; the stack lines
+/// have every size S5 times too, the heap lines the factorial's four.
+fn s3_plot(m: &Measured, sizes: &[Size]) -> Plot {
+    let line = |name: &dyn Fn(&Size) -> Option<String>| {
+        sizes
+            .iter()
+            .filter_map(|s| name(s).map(|n| (s.bytes as f64, m.expect(&n).median_ns())))
+            .collect::<Vec<_>>()
+    };
+    let heap = |i: usize| move |s: &Size| s.heap.as_ref().map(|h| h[i].clone());
+    let mut plot = Plot::lines(
+        "s3-cost-by-size",
+        "Time to reach a buffer and touch it, by its size: stack arrays zeroed and not, a reused Vec, fresh heap buffers (median over processes, glibc)",
+        "buffer size in bytes (log scale)",
+        "ns per call (log scale)",
+    )
+    .series("fresh, zeroed: vec![0.0; n]", line(&heap(0)))
+    .series("stack array, zeroed", line(&|s: &Size| Some(s.zeroed.clone())))
+    .series("fresh, unzeroed: Vec::with_capacity(n)", line(&heap(1)))
+    .series("reused Vec, clear()", line(&heap(2)))
+    .series("stack array, MaybeUninit", line(&|s: &Size| Some(s.uninit.clone())));
+    plot.log_x = true;
+    plot.log_y = true;
+    plot
 }
 
 /// Every process's verdict on the factorial's sizes at which `a` is faster than `b`.
@@ -250,15 +253,19 @@ fn sizes_where_faster(
 /// allocation, the zeroing, and what the stack buys over reuse, each its own difference.
 fn s3_baselines_table(m: &Measured, sizes: &[Size]) -> Table {
     let factorial: Vec<&Size> = sizes.iter().filter(|s| s.heap.is_some()).collect();
+    let worst = |s: &Size, noise: &dyn Fn(&str) -> f64| s.names().map(noise).fold(0.0, f64::max);
     let mut table = Columns::new()
         .col("size", |s: &&Size| Cell::bytes(s.bytes))
-        .col("reused `Vec` (`clear()`, passed down)", |s: &&Size| {
-            m.expect(&s.heap()[2]).median_cell()
+        .col("the stack's zeroing: zeroed − `MaybeUninit`", |s: &&Size| {
+            m.difference_cell(&s.zeroed, &s.uninit)
+        })
+        .col("`MaybeUninit` minus the floor", |s: &&Size| {
+            m.difference_cell(&s.uninit, FLOOR)
         })
         .col("the allocation: fresh unzeroed − reused", |s: &&Size| {
             m.difference_cell(&s.heap()[1], &s.heap()[2])
         })
-        .col("the zeroing: fresh zeroed − fresh unzeroed", |s: &&Size| {
+        .col("the heap's zeroing: fresh zeroed − fresh unzeroed (`calloc` vs `malloc` path)", |s: &&Size| {
             m.difference_cell(&s.heap()[0], &s.heap()[1])
         })
         .col("stack, `MaybeUninit` − reused", |s: &&Size| {
@@ -267,15 +274,33 @@ fn s3_baselines_table(m: &Measured, sizes: &[Size]) -> Table {
         .col("stack, zeroed − reused", |s: &&Size| {
             m.difference_cell(&s.zeroed, &s.heap()[2])
         })
+        .col("largest twin disagreement", |s: &&Size| {
+            Cell::Percent(worst(s, &|name| m.expect(name).twin_disagreement_pct()))
+        })
+        .col("between processes", |s: &&Size| {
+            if m.process_count() > 1 {
+                Cell::Percent(worst(s, &|name| m.expect(name).spread_pct()))
+            } else {
+                Cell::Empty
+            }
+        })
         .table(
             "S3-baselines",
             Kind::Time,
-            "Reusing, allocating, zeroing: S3's buffers against a buffer the caller owns and reuses, each step its own difference, from S3's run",
+            "S3's steps, each its own difference: the stack's zeroing, reaching the stack, allocating, the heap's zeroing, and each stack array against a buffer the caller owns and reuses",
             &factorial,
         );
+    let floor = m.expect(FLOOR);
     table.note(m.protocol_note());
-    table.note("The reused buffer is a `Vec<f64>` of the row's size that each copy of the measured function owns, allocated once before the run: every call clears it (`clear()`), checks its capacity (`reserve(n)`: a comparison, once it is large enough) and touches its spare capacity with the one `touch_raw`, so it allocates nothing and zeroes nothing. S3's fresh heap buffers are the same touch of a new `Vec::with_capacity(n)` (`malloc`) and of `vec![0.0; n]` (`calloc`): reused → fresh unzeroed is one difference, the allocation and its `free`; fresh unzeroed → fresh zeroed is another, the zeroing on `calloc`'s path (S3-heap).");
-    table.note("The stack arrays differ from the reused buffer in where their memory is (their own frame, against a block handed down by the caller) and in the `Vec`'s bookkeeping; the zeroed array also zeroes its whole size. A negative difference is the stack array being faster. Every difference is under the publish rule, and the noise of these methods is in S3's last two columns, which cover each size's reused buffer too. X1-stack gives the allocation's pairs under mimalloc.");
+    table.note(format!(
+        "From S3's run. The floor is an indirect call that makes the same touch on an existing 8 KiB buffer; it measured {} (twin disagreement {}). What it does not share with the stack methods: it gets its buffer's address and length as arguments, where they form them from their own frame; it touches two cache lines, where the 16 B method touches one; and its frame holds no array. So *`MaybeUninit` minus the floor* is the cost of reaching the block with those differences included, not of the reservation alone. No instruction counts: {} callgrind children would add a minute, and S4 reads the code instead.",
+        floor.median_cell().render(),
+        Cell::Percent(floor.twin_disagreement_pct()).render(),
+        2 * METHODS
+    ));
+    table.note("The reused buffer is a `Vec<f64>` of the row's size that each copy of the measured function owns, allocated once before the run: every call clears it (`clear()`), checks its capacity (`reserve(n)`: a comparison, once it is large enough) and touches its spare capacity with the one `touch_raw`, so it allocates nothing and zeroes nothing. Reused → fresh unzeroed is the allocation and its `free`; fresh unzeroed → fresh zeroed is the zeroing on `calloc`'s path, which is not the zeroing alone (S3-heap).");
+    table.note("The stack arrays differ from the reused buffer in where their memory is (their own frame, against a block handed down by the caller) and in the `Vec`'s bookkeeping; the zeroed array also zeroes its whole size. A negative difference is the stack array being faster. Every difference is under the publish rule. X1-stack gives the allocation's pairs under mimalloc.");
+    table.note("The seed's second axis was `stackalloc` with a literal vs a variable size. Stable Rust has no variable-size stack allocation (no language-level `alloca`), so that axis is replaced by *fixed size on the stack vs exact size on the heap*. The seed's literal 256 B `stackalloc` took 3.39 ns without zeroing; its `new double[256]` and `new double[1024]` (2 KiB and 8 KiB, first benchmark) 210.2 ns and 815.7 ns.");
     fn reused(s: &Size) -> &str {
         &s.heap()[2]
     }
