@@ -153,8 +153,10 @@ pub fn calloc_uses_the_thread_cache(version: (u32, u32)) -> bool {
 /// What a heap block of `bytes` occupies under glibc: the usable size of a block glibc's
 /// `malloc` returns for that request (`malloc_usable_size`) plus the 8-byte size field in front
 /// of it. glibc rounds a request up to a multiple of 16 with room for that field, and never
-/// below 32 bytes. Asks glibc directly, whatever the program's global allocator. `None` for 0
-/// bytes or if `malloc` fails.
+/// below 32 bytes. Asks glibc directly, whatever the program's global allocator, for several
+/// blocks at once and takes the smallest: a block carved from a free chunk whose leftover was
+/// too small to split off is 16 bytes larger, depending on what the heap holds at that moment.
+/// `None` for 0 bytes or if `malloc` fails.
 #[cfg(all(target_env = "gnu", not(miri)))]
 pub fn glibc_chunk_bytes(bytes: usize) -> Option<usize> {
     use std::ffi::c_void;
@@ -166,15 +168,23 @@ pub fn glibc_chunk_bytes(bytes: usize) -> Option<usize> {
     if bytes == 0 {
         return None;
     }
+    const BLOCKS: usize = 16;
+    let mut blocks = [std::ptr::null_mut(); BLOCKS];
+    let mut smallest = usize::MAX;
     // SAFETY: glibc's own `malloc`, `malloc_usable_size` and `free`, called as their contracts
-    // say: the block is live between the first and the last call, and freed once.
+    // say: `malloc_usable_size` only on a non-null block `malloc` returned and that is still
+    // live, and every block (null or not: `free(NULL)` does nothing) freed exactly once.
     unsafe {
-        let block = malloc(bytes);
-        if block.is_null() {
-            return None;
+        for block in &mut blocks {
+            *block = malloc(bytes);
+            if !block.is_null() {
+                smallest = smallest.min(malloc_usable_size(*block));
+            }
         }
-        let usable = malloc_usable_size(block);
-        free(block);
-        Some(usable + 8)
+        for block in blocks {
+            // `free(NULL)` does nothing.
+            free(block);
+        }
     }
+    (smallest != usize::MAX).then_some(smallest + 8)
 }
