@@ -152,7 +152,7 @@ fn number(bytes: &[u8], at: usize, parse: bool) -> Option<(u64, usize)> {
 /// combined pairwise: ten times each digit plus the next, a hundred times each pair plus the
 /// next, ten thousand times each quad plus the next.
 #[inline(always)]
-fn short_number(bytes: &[u8], at: usize, parse: bool) -> Option<Option<(u64, usize)>> {
+pub(crate) fn short_number(bytes: &[u8], at: usize, parse: bool) -> Option<Option<(u64, usize)>> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     if at + 8 > bytes.len() {
@@ -326,6 +326,13 @@ impl ItemCache {
         if let Some(width) = ascii_width(item) {
             return Some(width);
         }
+        self.lookup::<DEPTH>(item)
+    }
+
+    /// [`ItemCache::check`] of a name known not to be printable ASCII: the cache, or the whole
+    /// check (whose answer the cache then keeps).
+    #[inline(always)]
+    pub(crate) fn lookup<const DEPTH: u8>(&mut self, item: &[u8]) -> Option<usize> {
         if item.len() > SLOT_BYTES {
             return check_slowly::<DEPTH>(item);
         }
@@ -382,7 +389,7 @@ fn same(slot: &[u8; SLOT_BYTES], item: &[u8]) -> bool {
 }
 
 /// The uncached check of [`ItemCache::check`].
-fn check_slowly<const DEPTH: u8>(item: &[u8]) -> Option<usize> {
+pub(crate) fn check_slowly<const DEPTH: u8>(item: &[u8]) -> Option<usize> {
     let item = std::str::from_utf8(item).ok()?;
     if DEPTH >= PARSE && line::control_character(item).is_some() {
         return None;

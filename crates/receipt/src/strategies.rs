@@ -324,6 +324,7 @@ pub(crate) struct Streaming;
 impl Hold for Streaming {
     type Order<'h> = ();
     type Scanner = Full;
+    const LANE: bool = true;
 
     fn open(&mut self, out: &mut Output<'_>, id: u64) {
         render::header(out, id);

@@ -1,0 +1,495 @@
+//! The streaming strategy's fast lane: the lines of the open order, and the orders after it,
+//! read, checked and written in one loop over the chunk, with no line record, no scanner
+//! result and no renderer window in between.
+//!
+//! The order loop ([`engine`](crate::engine)) hands every line to the line reader, the scanner
+//! and the renderer, one call after another. For the streaming strategy, whose open order is
+//! nothing but its receipt text in the output buffer, it then runs the lane, which goes on from
+//! where the reader stopped, one line at a time, as long as each line is one it can prove good
+//! cheaply:
+//!
+//! - its order id is the open order's, recognised by comparing the line's first bytes with the
+//!   digits and `|` of the open order's id, masked to their length (one eight-byte compare for
+//!   an id of up to seven digits); only when they differ is the id read, and a different id
+//!   closes the open order and opens the next, as the order loop would;
+//! - its item, at most [`MAX_ITEM`] bytes, is read sixteen bytes at a time: one pass finds its
+//!   `|` and tells whether it is printable ASCII (then it is UTF-8, free of control characters,
+//!   and one column per byte); any other name is looked up in the item cache, or checked in
+//!   full once ([`ItemCache::lookup`]);
+//! - its quantity (1 to 9,999) and unit price (below 1,000,000 satang) have at most seven
+//!   digits each, read eight bytes at a time, its line total is below 1,000,000 satang, and it
+//!   ends with `\n` or `\r\n`;
+//! - the order has fewer than [`MAX_ORDER_LINES`](crate::line::MAX_ORDER_LINES) lines and its
+//!   total does not overflow.
+//!
+//! Its receipt line is then written at the output buffer's end with a few stores: the name's
+//! sixteen-byte blocks, spaces, and the numbers' 32 bytes built from a template, each amount's
+//! baht from a table of the 10,000 numbers below 10,000, right-aligned in four columns. Every
+//! other line — a bad one, a long one, one near the end of the chunk (the lane reads [`SPAN`]
+//! bytes from a line's start, so it stops that far from the end), one of an order with a bad
+//! line — is left to the order loop, which reads it as before: so the lane changes how fast a
+//! line is read, never what is printed (every agreement test runs through it).
+//!
+//! The const parameter `DEPTH` stops the lane after a stage ([`WALK`], [`CHECK`], [`PARSE`]),
+//! for the chapter's "where a line's time goes", which runs the lane's own code at each depth.
+
+use crate::render::{self, ByteSink, NAME_COLUMNS, PAIRS};
+use crate::scan::{self, ItemCache};
+
+/// How many bytes from a line's start the lane reads (the longest line it takes is shorter):
+/// it takes no line that starts closer than this to the end of the chunk.
+pub(crate) const SPAN: usize = 128;
+
+/// The longest item name the lane takes, in bytes: four blocks of sixteen.
+pub(crate) const MAX_ITEM: usize = 64;
+
+/// The most digits of an order id the lane reads (`u64::MAX` has 20).
+const MAX_ID_DIGITS: usize = 20;
+
+/// Find the order id, the item's `|`, the numbers' digits and the line end (the numbers are
+/// walked, not computed; the item is not checked).
+pub const WALK: u8 = 1;
+/// And check the item: printable ASCII from the same blocks, or the item cache (UTF-8,
+/// control characters, display width).
+pub const CHECK: u8 = 2;
+/// And compute the numbers and check them (quantity 1 to 9,999, amounts that the table
+/// writes): everything the lane needs to write the line.
+pub const PARSE: u8 = 3;
+
+/// The largest quantity the lane takes.
+const MAX_QTY: u64 = 9_999;
+/// Amounts (unit price, line total) the lane takes are below this, in satang: their baht have
+/// at most four digits.
+const AMOUNT_LIMIT: u64 = 1_000_000;
+
+/// Eight bytes of `line` at `at`, little-endian.
+#[inline(always)]
+fn word(line: &[u8; SPAN], at: usize) -> u64 {
+    let mut bytes = [0; 8];
+    bytes.copy_from_slice(&line[at..at + 8]);
+    u64::from_le_bytes(bytes)
+}
+
+/// A mask of the first `n` bytes of a word (`n` at most 8).
+#[inline(always)]
+const fn low_bytes(n: usize) -> u64 {
+    if n >= 8 { u64::MAX } else { (1 << (8 * n)) - 1 }
+}
+
+/// The open order's id, and the bytes a line of it starts with: its digits and `|`, in three
+/// words masked to them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenId {
+    /// The id.
+    pub id: u64,
+    /// The digits and `|`, eight bytes a word; zero beyond them.
+    words: [u64; 3],
+    /// The bytes of each word that hold them.
+    masks: [u64; 3],
+    /// How many digits.
+    digits: usize,
+}
+
+impl OpenId {
+    /// `id` as its lines spell it without leading zeros.
+    pub(crate) fn new(id: u64) -> Self {
+        let mut text = [0u8; 24];
+        let digits = render::digit_count(id);
+        render::digits_before(&mut text, digits, id);
+        text[digits] = b'|';
+        let word = |at: usize| {
+            let mut bytes = [0; 8];
+            bytes.copy_from_slice(&text[at..at + 8]);
+            u64::from_le_bytes(bytes)
+        };
+        Self::spelled(id, [word(0), word(8), word(16)], digits)
+    }
+
+    /// `id`, spelled by `digits` digits and a `|` at the start of `head`.
+    #[inline(always)]
+    fn spelled(id: u64, head: [u64; 3], digits: usize) -> Self {
+        let n = digits + 1;
+        let masks = [
+            low_bytes(n),
+            low_bytes(n.saturating_sub(8)),
+            low_bytes(n.saturating_sub(16)),
+        ];
+        Self {
+            id,
+            words: [head[0] & masks[0], head[1] & masks[1], head[2] & masks[2]],
+            masks,
+            digits,
+        }
+    }
+
+    /// Whether `line` starts with these digits and `|`.
+    #[inline(always)]
+    fn starts(&self, line: &[u8; SPAN]) -> bool {
+        if (word(line, 0) ^ self.words[0]) & self.masks[0] != 0 {
+            return false;
+        }
+        self.masks[1] == 0
+            || ((word(line, 8) ^ self.words[1]) & self.masks[1])
+                | ((word(line, 16) ^ self.words[2]) & self.masks[2])
+                == 0
+    }
+
+    /// Whether the digits are the id's own, without leading zeros (so a header can copy them).
+    #[inline(always)]
+    fn canonical(&self) -> bool {
+        self.digits == 1 || self.words[0] & 0xFF != u64::from(b'0')
+    }
+}
+
+/// The order id at the start of `line`: its value and its digits, if it is at most
+/// [`MAX_ID_DIGITS`] digits that fit a `u64`, followed by `|`.
+#[inline(always)]
+fn order_id(line: &[u8; SPAN]) -> Option<(u64, usize)> {
+    let (id, digits) = match scan::short_number(line, 0, true) {
+        Some(found) => found?,
+        None => {
+            // Eight digits or more, one at a time.
+            let mut id = 0u64;
+            let mut digits = 0;
+            loop {
+                let digit = line[digits].wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
+                }
+                if digits == MAX_ID_DIGITS {
+                    return None;
+                }
+                id = id.checked_mul(10)?.checked_add(u64::from(digit))?;
+                digits += 1;
+            }
+            (id, digits)
+        }
+    };
+    (line[digits] == b'|').then_some((id, digits))
+}
+
+/// Which of sixteen bytes are `|`, and which are printable ASCII (`0x20..=0x7E`), one bit
+/// each: three byte compares and two byte masks of SSE2, where the build has it (every x86-64
+/// build does: SSE2 is part of the architecture's baseline), instead of about thirty scalar
+/// instructions per eight bytes.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn block_masks(block: &[u8; 16]) -> (u32, u32) {
+    // SAFETY: `sse2_block_masks` is safe but for requiring SSE2, and this build enables SSE2
+    // for every function it compiles (the `cfg` above), so the processor it runs on has it.
+    // (Rust asks for `unsafe` here because the caller does not repeat the feature in a
+    // `#[target_feature]` of its own, which `#[inline(always)]` does not allow.)
+    unsafe { sse2_block_masks(block) }
+}
+
+/// [`block_masks`], in SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn sse2_block_masks(block: &[u8; 16]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_movemask_epi8, _mm_set_epi64x,
+        _mm_set1_epi8,
+    };
+    let half = |at: usize| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(&block[at..at + 8]);
+        i64::from_le_bytes(bytes)
+    };
+    let v = _mm_set_epi64x(half(8), half(0));
+    let bars = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'|' as i8)));
+    // As signed bytes, 0x20..=0x7F are the ones above 0x1F; then DEL is taken out.
+    let above_controls = _mm_cmpgt_epi8(v, _mm_set1_epi8(0x1F));
+    let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F));
+    let printable = _mm_movemask_epi8(_mm_andnot_si128(del, above_controls));
+    (bars as u32, printable as u32)
+}
+
+/// [`block_masks`] byte by byte, where there is no SSE2.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn block_masks(block: &[u8; 16]) -> (u32, u32) {
+    let mut bars = 0;
+    let mut printable = 0;
+    for (i, &b) in block.iter().enumerate() {
+        bars |= u32::from(b == b'|') << i;
+        printable |= u32::from(b.wrapping_sub(0x20) < 0x5F) << i;
+    }
+    (bars, printable)
+}
+
+/// One line the lane read, as far as `DEPTH`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Read {
+    /// The line's order id, when it is not the open order's.
+    pub new_order: Option<OpenId>,
+    /// Where the item starts.
+    pub item_start: usize,
+    /// Its length in bytes.
+    pub item_len: usize,
+    /// Its display width (from [`CHECK`]).
+    pub width: usize,
+    /// The numbers (from [`PARSE`]).
+    pub qty: u64,
+    /// The unit price, in satang.
+    pub unit_price: u64,
+    /// `qty × unit_price`.
+    pub line_total: u64,
+    /// The bytes the line takes, its line ending included.
+    pub len: usize,
+}
+
+/// Reads the line at the start of `line` as far as `DEPTH`, or returns `None` if it is not one
+/// the lane takes (see the module documentation). `CACHED` turns the item cache off (every
+/// name that is not printable ASCII checked in full), for the chapter's measure of what the
+/// cache saves.
+#[inline(always)]
+pub(crate) fn read<const DEPTH: u8, const CACHED: bool>(
+    line: &[u8; SPAN],
+    open: &OpenId,
+    items: &mut ItemCache,
+) -> Option<Read> {
+    let (new_order, digits) = if open.starts(line) {
+        (None, open.digits)
+    } else {
+        let (id, digits) = order_id(line)?;
+        let new = (id != open.id)
+            .then(|| OpenId::spelled(id, [word(line, 0), word(line, 8), word(line, 16)], digits));
+        (new, digits)
+    };
+    let item_start = digits + 1;
+    let mut item_len = None;
+    let mut ascii = true;
+    for k in 0..MAX_ITEM / 16 {
+        let at = item_start + 16 * k;
+        let Some(block) = line[at..].first_chunk::<16>() else {
+            break;
+        };
+        let (bars, printable) = block_masks(block);
+        if bars != 0 {
+            let n = bars.trailing_zeros();
+            let before = (1 << n) - 1;
+            ascii &= printable & before == before;
+            item_len = Some(16 * k + n as usize);
+            break;
+        }
+        ascii &= printable == 0xFFFF;
+    }
+    let item_len = item_len.filter(|&n| n > 0)?;
+    let item_end = item_start + item_len;
+    let width = if DEPTH >= CHECK {
+        if ascii {
+            item_len
+        } else {
+            let item = &line[item_start..item_end];
+            if CACHED {
+                items.lookup::<{ scan::WIDTH }>(item)?
+            } else {
+                scan::check_slowly::<{ scan::WIDTH }>(item)?
+            }
+        }
+    } else {
+        0
+    };
+    let parse = DEPTH >= PARSE;
+    let (qty, at) = scan::short_number(line, item_end + 1, parse)??;
+    if line[at] != b'|' {
+        return None;
+    }
+    let (unit_price, end) = scan::short_number(line, at + 1, parse)??;
+    let len = match line[end] {
+        b'\n' => end + 1,
+        b'\r' if line[end + 1] == b'\n' => end + 2,
+        _ => return None,
+    };
+    let mut line_total = 0;
+    if parse {
+        if qty == 0 || qty > MAX_QTY || unit_price >= AMOUNT_LIMIT {
+            return None;
+        }
+        line_total = qty * unit_price;
+        if line_total >= AMOUNT_LIMIT {
+            return None;
+        }
+    }
+    Some(Read {
+        new_order,
+        item_start,
+        item_len,
+        width,
+        qty,
+        unit_price,
+        line_total,
+        len,
+    })
+}
+
+/// `n` (below 10,000) right-aligned in four columns, for every `n`: a quantity, or an amount's
+/// baht.
+static FOUR_COLUMNS: [[u8; 4]; 10_000] = {
+    let mut table = [[b' '; 4]; 10_000];
+    let mut n = 0;
+    while n < 10_000 {
+        let mut rest = n;
+        let mut at = 4;
+        loop {
+            at -= 1;
+            table[n][at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        n += 1;
+    }
+    table
+};
+
+/// An item line's numbers, from the quantity column to the `\n`, with every number in its
+/// column (32 bytes, as [`render`]'s fixed tail).
+const TAIL: usize = 32;
+
+/// The tail's bytes before the numbers are written: spaces, ` x `, the two decimal points and
+/// the `\n`.
+const TAIL_TEMPLATE: [u8; TAIL] = {
+    const PRICE_END: usize = render::QTY_WIDTH + 3 + render::PRICE_WIDTH;
+    let mut tail = [b' '; TAIL];
+    tail[render::QTY_WIDTH + 1] = b'x';
+    tail[PRICE_END - 3] = b'.';
+    tail[TAIL - 4] = b'.';
+    tail[TAIL - 1] = b'\n';
+    tail
+};
+
+const _: () = assert!(TAIL == render::QTY_WIDTH + 3 + render::PRICE_WIDTH + render::TOTAL_WIDTH + 1);
+
+/// Writes `satang` (below [`AMOUNT_LIMIT`]) as baht with two decimals, ending at `end` of the
+/// template (whose `.` is already there).
+#[inline(always)]
+fn amount(tail: &mut [u8; TAIL], end: usize, satang: u64) {
+    let (baht, cents) = ((satang / 100) as usize, (satang % 100) as usize);
+    tail[end - 7..end - 3].copy_from_slice(&FOUR_COLUMNS[baht % 10_000]);
+    tail[end - 2..end].copy_from_slice(&PAIRS[2 * cents..2 * cents + 2]);
+}
+
+/// The window an item line is written into: the renderer's widest, so the output buffer grows
+/// as it would for the renderer.
+pub(crate) const ITEM_WINDOW: usize = 2 + MAX_ITEM + NAME_COLUMNS + TAIL;
+
+const _: () = assert!(ITEM_WINDOW == render::MAX_WINDOW);
+
+/// Writes the item line of a line read at [`PARSE`] depth, as [`render::item_line`] writes it.
+#[inline(always)]
+pub(crate) fn item_line(out: &mut impl Window, line: &[u8; SPAN], read: &Read) {
+    let n = read.item_len.min(MAX_ITEM);
+    let padding = NAME_COLUMNS.saturating_sub(read.width);
+    let mut tail = TAIL_TEMPLATE;
+    tail[2..6].copy_from_slice(&FOUR_COLUMNS[read.qty as usize % 10_000]);
+    amount(&mut tail, TAIL - 13, read.unit_price);
+    amount(&mut tail, TAIL - 1, read.line_total);
+    let window = out.window::<ITEM_WINDOW>();
+    window[..2].copy_from_slice(b"  ");
+    let start = read.item_start.min(MAX_ID_DIGITS + 1);
+    for k in 0..MAX_ITEM / 16 {
+        if 16 * k >= n {
+            break;
+        }
+        let from = start + 16 * k;
+        window[2 + 16 * k..18 + 16 * k].copy_from_slice(&line[from..from + 16]);
+    }
+    window[2 + n..2 + n + TAIL].copy_from_slice(&[b' '; TAIL]);
+    let at = 2 + n + padding;
+    window[at..at + TAIL].copy_from_slice(&tail);
+    out.wrote(at + TAIL);
+}
+
+/// Writes `Order <id>\n`, as [`render::header`] writes it: the id's digits copied from its
+/// line, when they are its own and fit one word.
+#[inline(always)]
+pub(crate) fn header(out: &mut impl Window, open: &OpenId) {
+    if !(open.canonical() && open.digits < 8) {
+        render::header(out, open.id);
+        return;
+    }
+    let window = out.window::<{ render::MAX_HEADER }>();
+    window[..6].copy_from_slice(b"Order ");
+    window[6..14].copy_from_slice(&open.words[0].to_le_bytes());
+    window[6 + open.digits] = b'\n';
+    out.wrote(6 + open.digits + 1);
+}
+
+/// The `TOTAL` line's bytes before the amount is written.
+const TOTAL_TEMPLATE: [u8; render::TOTAL_LINE] = {
+    let mut line = [b' '; render::TOTAL_LINE];
+    line[0] = b'T';
+    line[1] = b'O';
+    line[2] = b'T';
+    line[3] = b'A';
+    line[4] = b'L';
+    line[render::LINE_WIDTH - 3] = b'.';
+    line[render::LINE_WIDTH] = b'\n';
+    line
+};
+
+/// Writes the `TOTAL` line, as [`render::total_line`] writes it.
+#[inline(always)]
+pub(crate) fn total_line(out: &mut impl Window, total: u64) {
+    if total >= AMOUNT_LIMIT {
+        render::total_line(out, total);
+        return;
+    }
+    let window = out.window::<{ render::TOTAL_LINE }>();
+    *window = TOTAL_TEMPLATE;
+    let end = render::LINE_WIDTH;
+    let (baht, cents) = ((total / 100) as usize, (total % 100) as usize);
+    window[end - 7..end - 3].copy_from_slice(&FOUR_COLUMNS[baht % 10_000]);
+    window[end - 2..end].copy_from_slice(&PAIRS[2 * cents..2 * cents + 2]);
+    out.wrote(render::TOTAL_LINE);
+}
+
+/// A buffer the lane writes lines into: a window of room after what is written, then how much
+/// of it was.
+pub(crate) trait Window: ByteSink {
+    /// The `N` bytes after the written ones, whatever they hold.
+    fn window<const N: usize>(&mut self) -> &mut [u8; N];
+    /// The first `n` bytes of the last window are written.
+    fn wrote(&mut self, n: usize);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_four_column_table_right_aligns_every_number_below_10000() {
+        for n in [0, 7, 10, 99, 100, 999, 1000, 9999] {
+            let text = std::str::from_utf8(&FOUR_COLUMNS[n]).unwrap();
+            assert_eq!(text, format!("{n:>4}"));
+        }
+    }
+
+    #[test]
+    fn the_templates_hold_the_fixed_bytes_where_the_renderer_puts_them() {
+        let mut rendered = Vec::new();
+        render::total_line(&mut rendered, 0);
+        let mut expected = TOTAL_TEMPLATE;
+        expected[render::LINE_WIDTH - 4] = b'0';
+        expected[render::LINE_WIDTH - 2..render::LINE_WIDTH].copy_from_slice(b"00");
+        assert_eq!(rendered, expected);
+    }
+
+    #[test]
+    fn an_open_id_matches_its_digits_and_bar_only() {
+        let mut line = [b'x'; SPAN];
+        for id in [0, 7, 42, 1042, 9_999_999, 10_000_000, u64::MAX / 3, u64::MAX] {
+            let open = OpenId::new(id);
+            let text = format!("{id}|");
+            line[..text.len()].copy_from_slice(text.as_bytes());
+            assert!(open.starts(&line), "{id}");
+            assert_eq!(order_id(&line), Some((id, text.len() - 1)), "{id}");
+            line[text.len() - 1] = b'1';
+            assert!(!open.starts(&line), "{id}: a longer id");
+            line[..text.len()].fill(b'x');
+        }
+    }
+}
