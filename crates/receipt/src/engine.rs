@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::io::{self, Write};
 
 use crate::input::{Kind, Lines, Rec, Source, Unclaimed};
-use crate::lane::{self, OpenId, SPAN, Window};
+use crate::lane::{self, OpenId, SPAN, Sheet};
 use crate::line::{self, LineError, MAX_ORDER_LINES, Numbers};
 use crate::render::{ByteSink, Line};
 use crate::scan::{ItemCache, Scanner};
@@ -118,7 +118,7 @@ impl ByteSink for Output<'_> {
     }
 }
 
-impl Window for Output<'_> {
+impl Sheet for Output<'_> {
     #[inline(always)]
     fn window<const N: usize>(&mut self) -> &mut [u8; N] {
         Output::window(self)
@@ -127,6 +127,16 @@ impl Window for Output<'_> {
     #[inline(always)]
     fn wrote(&mut self, n: usize) {
         Output::wrote(self, n);
+    }
+
+    #[inline(always)]
+    fn open(&mut self) {
+        Output::open(self);
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        Output::close(self);
     }
 }
 
@@ -509,8 +519,8 @@ impl<S: Source> Run<'_, S> {
 
     /// The fast lane, for a strategy that allows it ([`Hold::LANE`]): the lines after the one
     /// just handled that the lane takes ([`lane`]), each checked, counted and written as
-    /// [`Run::line`] would, with the orders they open and finish as [`Run::groups`] and
-    /// [`Run::close`] would; `id` is the open order's id, before and after. It stops at the
+    /// [`Run::line`] would, with the orders they finish and open as [`Run::close`] and
+    /// [`Run::groups`] would; `id` is the open order's id, before and after. It stops at the
     /// first line it does not take, which the reader then reads.
     #[inline(always)]
     fn lane(&mut self, group: &mut Group, id: &mut u64) -> Result<(), Fail> {
@@ -521,48 +531,56 @@ impl<S: Source> Run<'_, S> {
         let Some((data, start)) = self.lines.unread() else {
             return Ok(());
         };
-        let mut open = OpenId::new(*id);
-        let (mut at, mut taken) = (start, 0);
-        let result = loop {
-            let Some(line) = data.get(at..).and_then(|rest| rest.first_chunk::<SPAN>()) else {
-                break Ok(());
-            };
-            let Some(read) = lane::read::<{ lane::PARSE }, true>(line, &open, self.items) else {
-                break Ok(());
-            };
-            match read.new_order {
-                None => {
-                    if group.lines >= MAX_ORDER_LINES
-                        || group.total.checked_add(read.line_total).is_none()
-                    {
-                        break Ok(());
-                    }
-                }
-                Some(next) => {
-                    lane::total_line(&mut self.out, group.total);
-                    self.out.close();
-                    self.summary.printed += group.lines;
-                    self.summary.receipts += 1;
-                    *group = Group::new(None);
-                    if let Err(err) = self.out.flush_if_full() {
-                        // As in the order loop, the line that ended the order was read.
-                        taken += 1;
-                        break Err(output(err));
-                    }
-                    *group = Group::new(Some(next.id));
-                    self.out.open();
-                    lane::header(&mut self.out, &next);
-                    open = next;
-                }
-            }
-            group.lines += 1;
-            group.total += read.line_total;
-            lane::item_line(&mut self.out, line, &read);
-            at += read.len;
-            taken += 1;
+        let mut progress = lane::Progress {
+            open: OpenId::new(*id),
+            lines: group.lines,
+            total: group.total,
+            at: start,
+            taken: 0,
+            printed: 0,
+            receipts: 0,
         };
-        self.lines.took(at, taken);
-        *id = open.id;
+        let result = loop {
+            let mut receipts = lane::Receipts {
+                buf: &mut self.out.buf[..],
+                len: self.out.len,
+                start: self.out.start,
+                printed: self.out.printed,
+            };
+            let stop = lane::run(data, &mut progress, &mut receipts, self.items, FLUSH_BYTES);
+            self.out.len = receipts.len;
+            self.out.start = receipts.start;
+            self.out.printed = receipts.printed;
+            let lane::Stop::Careful(read) = stop else {
+                break Ok(());
+            };
+            // This line on the output itself, which grows as the renderer's windows make it
+            // grow, and hands the receipts on between the two orders if they are enough.
+            let Some(line) = data[progress.at..].first_chunk::<SPAN>() else {
+                unreachable!("`run` read this line");
+            };
+            if let Some(next) = read.new_order {
+                lane::finish_order(&mut self.out, &mut progress);
+                if let Err(err) = self.out.flush_if_full() {
+                    // As in the order loop, the line that ended the order was read.
+                    progress.taken += 1;
+                    progress.lines = 0;
+                    break Err(output(err));
+                }
+                lane::start_order(&mut self.out, &mut progress, next);
+            }
+            lane::item_line(&mut self.out, line, &read);
+            progress.took(&read);
+        };
+        self.lines.took(progress.at, progress.taken);
+        self.summary.printed += progress.printed;
+        self.summary.receipts += progress.receipts;
+        *group = Group {
+            id: Some(progress.open.id),
+            total: progress.total,
+            lines: progress.lines,
+        };
+        *id = progress.open.id;
         result
     }
 

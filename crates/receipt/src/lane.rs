@@ -109,11 +109,16 @@ impl OpenId {
     #[inline(always)]
     fn spelled(id: u64, head: [u64; 3], digits: usize) -> Self {
         let n = digits + 1;
-        let masks = [
-            low_bytes(n),
-            low_bytes(n.saturating_sub(8)),
-            low_bytes(n.saturating_sub(16)),
-        ];
+        let masks = if n < 8 {
+            // Most ids: one word.
+            [(1 << (8 * n)) - 1, 0, 0]
+        } else {
+            [
+                low_bytes(n),
+                low_bytes(n.saturating_sub(8)),
+                low_bytes(n.saturating_sub(16)),
+            ]
+        };
         Self {
             id,
             words: [head[0] & masks[0], head[1] & masks[1], head[2] & masks[2]],
@@ -257,7 +262,9 @@ pub(crate) fn read<const DEPTH: u8, const CACHED: bool>(
             .then(|| OpenId::spelled(id, [word(line, 0), word(line, 8), word(line, 16)], digits));
         (new, digits)
     };
-    let item_start = digits + 1;
+    // An id has at most `MAX_ID_DIGITS` digits: saying so lets the compiler see that every
+    // read below stays inside `line`.
+    let item_start = (digits + 1).min(MAX_ID_DIGITS + 1);
     let mut item_len = None;
     let mut ascii = true;
     for k in 0..MAX_ITEM / 16 {
@@ -267,7 +274,7 @@ pub(crate) fn read<const DEPTH: u8, const CACHED: bool>(
         };
         let (bars, printable) = block_masks(block);
         if bars != 0 {
-            let n = bars.trailing_zeros();
+            let n = bars.trailing_zeros() & 15;
             let before = (1 << n) - 1;
             ascii &= printable & before == before;
             item_len = Some(16 * k + n as usize);
@@ -292,7 +299,13 @@ pub(crate) fn read<const DEPTH: u8, const CACHED: bool>(
         0
     };
     let parse = DEPTH >= PARSE;
-    let (qty, at) = scan::short_number(line, item_end + 1, parse)??;
+    let qty_digit = line[item_end + 1].wrapping_sub(b'0');
+    let (qty, at) = if qty_digit <= 9 && line[item_end + 2] == b'|' {
+        // A quantity of one digit, the most common.
+        (u64::from(qty_digit), item_end + 2)
+    } else {
+        scan::short_number(line, item_end + 1, parse)??
+    };
     if line[at] != b'|' {
         return None;
     }
@@ -325,52 +338,106 @@ pub(crate) fn read<const DEPTH: u8, const CACHED: bool>(
 }
 
 /// `n` (below 10,000) right-aligned in four columns, for every `n`: a quantity, or an amount's
-/// baht.
-static FOUR_COLUMNS: [[u8; 4]; 10_000] = {
-    let mut table = [[b' '; 4]; 10_000];
+/// baht; as the low four bytes of a little-endian word.
+static FOUR_COLUMNS: [u32; 10_000] = {
+    let mut table = [0; 10_000];
     let mut n = 0;
     while n < 10_000 {
+        let mut bytes = [b' '; 4];
         let mut rest = n;
         let mut at = 4;
         loop {
             at -= 1;
-            table[n][at] = b'0' + (rest % 10) as u8;
+            bytes[at] = b'0' + (rest % 10) as u8;
             rest /= 10;
             if rest == 0 {
                 break;
             }
         }
+        table[n] = u32::from_le_bytes(bytes);
         n += 1;
     }
     table
 };
 
+/// `"00"` to `"99"`, each as the low two bytes of a little-endian word.
+static CENTS: [u16; 100] = {
+    let mut table = [0; 100];
+    let mut n = 0;
+    while n < 100 {
+        table[n] = u16::from_le_bytes([PAIRS[2 * n], PAIRS[2 * n + 1]]);
+        n += 1;
+    }
+    table
+};
+
+/// `n` (below 10,000) in four columns, as a word's low bytes.
+#[inline(always)]
+fn four_columns(n: u64) -> u64 {
+    u64::from(FOUR_COLUMNS[n as usize])
+}
+
+/// An amount below [`AMOUNT_LIMIT`]: its baht in four columns and its cents, as words' low
+/// bytes.
+#[inline(always)]
+fn baht_and_cents(satang: u64) -> (u64, u64) {
+    (
+        four_columns(satang / 100),
+        u64::from(CENTS[(satang % 100) as usize]),
+    )
+}
+
 /// An item line's numbers, from the quantity column to the `\n`, with every number in its
 /// column (32 bytes, as [`render`]'s fixed tail).
 const TAIL: usize = 32;
 
+/// Where the price column ends in the tail.
+const PRICE_END: usize = render::QTY_WIDTH + 3 + render::PRICE_WIDTH;
+
 /// The tail's bytes before the numbers are written: spaces, ` x `, the two decimal points and
-/// the `\n`.
-const TAIL_TEMPLATE: [u8; TAIL] = {
-    const PRICE_END: usize = render::QTY_WIDTH + 3 + render::PRICE_WIDTH;
+/// the `\n`, with zeros where the numbers go (four columns before each decimal point, two after
+/// it, four for the quantity); as four little-endian words.
+const TAIL_TEMPLATE: [u64; 4] = {
     let mut tail = [b' '; TAIL];
     tail[render::QTY_WIDTH + 1] = b'x';
     tail[PRICE_END - 3] = b'.';
     tail[TAIL - 4] = b'.';
     tail[TAIL - 1] = b'\n';
-    tail
+    let holes = [
+        (render::QTY_WIDTH - 4, 4),
+        (PRICE_END - 7, 4),
+        (PRICE_END - 2, 2),
+        (TAIL - 8, 4),
+        (TAIL - 3, 2),
+    ];
+    let mut i = 0;
+    while i < holes.len() {
+        let (at, len) = holes[i];
+        let mut j = 0;
+        while j < len {
+            tail[at + j] = 0;
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut words = [0; 4];
+    let mut w = 0;
+    while w < 4 {
+        let mut b = 8;
+        while b > 0 {
+            b -= 1;
+            words[w] = words[w] << 8 | tail[8 * w + b] as u64;
+        }
+        w += 1;
+    }
+    words
 };
 
-const _: () = assert!(TAIL == render::QTY_WIDTH + 3 + render::PRICE_WIDTH + render::TOTAL_WIDTH + 1);
-
-/// Writes `satang` (below [`AMOUNT_LIMIT`]) as baht with two decimals, ending at `end` of the
-/// template (whose `.` is already there).
-#[inline(always)]
-fn amount(tail: &mut [u8; TAIL], end: usize, satang: u64) {
-    let (baht, cents) = ((satang / 100) as usize, (satang % 100) as usize);
-    tail[end - 7..end - 3].copy_from_slice(&FOUR_COLUMNS[baht % 10_000]);
-    tail[end - 2..end].copy_from_slice(&PAIRS[2 * cents..2 * cents + 2]);
-}
+// The holes, as `item_line` fills them: the quantity in word 0 from byte 2, the price's baht
+// in word 1 from byte 4 and its cents in word 2 from byte 1, the total's baht in word 3 from
+// byte 0 and its cents from byte 5.
+const _: () = assert!(render::QTY_WIDTH == 6 && PRICE_END == 19);
+const _: () = assert!(TAIL == PRICE_END + render::TOTAL_WIDTH + 1);
 
 /// The window an item line is written into: the renderer's widest, so the output buffer grows
 /// as it would for the renderer.
@@ -378,35 +445,37 @@ pub(crate) const ITEM_WINDOW: usize = 2 + MAX_ITEM + NAME_COLUMNS + TAIL;
 
 const _: () = assert!(ITEM_WINDOW == render::MAX_WINDOW);
 
-/// Writes the item line of a line read at [`PARSE`] depth, as [`render::item_line`] writes it.
+/// Writes the item line of a line read at [`PARSE`] depth, as [`render::item_line`] writes it:
+/// two spaces, the name's four blocks (whatever follows the name is written over), spaces, and
+/// the numbers.
 #[inline(always)]
-pub(crate) fn item_line(out: &mut impl Window, line: &[u8; SPAN], read: &Read) {
+pub(crate) fn item_line(out: &mut impl Sheet, line: &[u8; SPAN], read: &Read) {
     let n = read.item_len.min(MAX_ITEM);
     let padding = NAME_COLUMNS.saturating_sub(read.width);
-    let mut tail = TAIL_TEMPLATE;
-    tail[2..6].copy_from_slice(&FOUR_COLUMNS[read.qty as usize % 10_000]);
-    amount(&mut tail, TAIL - 13, read.unit_price);
-    amount(&mut tail, TAIL - 1, read.line_total);
+    let (price_baht, price_cents) = baht_and_cents(read.unit_price);
+    let (total_baht, total_cents) = baht_and_cents(read.line_total);
+    let tail = [
+        TAIL_TEMPLATE[0] | four_columns(read.qty) << 16,
+        TAIL_TEMPLATE[1] | price_baht << 32,
+        TAIL_TEMPLATE[2] | price_cents << 8,
+        TAIL_TEMPLATE[3] | total_baht | total_cents << 40,
+    ];
     let window = out.window::<ITEM_WINDOW>();
     window[..2].copy_from_slice(b"  ");
     let start = read.item_start.min(MAX_ID_DIGITS + 1);
-    for k in 0..MAX_ITEM / 16 {
-        if 16 * k >= n {
-            break;
-        }
-        let from = start + 16 * k;
-        window[2 + 16 * k..18 + 16 * k].copy_from_slice(&line[from..from + 16]);
-    }
+    window[2..2 + MAX_ITEM].copy_from_slice(&line[start..start + MAX_ITEM]);
     window[2 + n..2 + n + TAIL].copy_from_slice(&[b' '; TAIL]);
     let at = 2 + n + padding;
-    window[at..at + TAIL].copy_from_slice(&tail);
+    for (k, word) in tail.iter().enumerate() {
+        window[at + 8 * k..at + 8 * k + 8].copy_from_slice(&word.to_le_bytes());
+    }
     out.wrote(at + TAIL);
 }
 
 /// Writes `Order <id>\n`, as [`render::header`] writes it: the id's digits copied from its
 /// line, when they are its own and fit one word.
 #[inline(always)]
-pub(crate) fn header(out: &mut impl Window, open: &OpenId) {
+pub(crate) fn header(out: &mut impl Sheet, open: &OpenId) {
     if !(open.canonical() && open.digits < 8) {
         render::header(out, open.id);
         return;
@@ -433,7 +502,7 @@ const TOTAL_TEMPLATE: [u8; render::TOTAL_LINE] = {
 
 /// Writes the `TOTAL` line, as [`render::total_line`] writes it.
 #[inline(always)]
-pub(crate) fn total_line(out: &mut impl Window, total: u64) {
+pub(crate) fn total_line(out: &mut impl Sheet, total: u64) {
     if total >= AMOUNT_LIMIT {
         render::total_line(out, total);
         return;
@@ -441,19 +510,204 @@ pub(crate) fn total_line(out: &mut impl Window, total: u64) {
     let window = out.window::<{ render::TOTAL_LINE }>();
     *window = TOTAL_TEMPLATE;
     let end = render::LINE_WIDTH;
-    let (baht, cents) = ((total / 100) as usize, (total % 100) as usize);
-    window[end - 7..end - 3].copy_from_slice(&FOUR_COLUMNS[baht % 10_000]);
-    window[end - 2..end].copy_from_slice(&PAIRS[2 * cents..2 * cents + 2]);
+    let (baht, cents) = baht_and_cents(total);
+    window[end - 7..end - 3].copy_from_slice(&(baht as u32).to_le_bytes());
+    window[end - 2..end].copy_from_slice(&(cents as u16).to_le_bytes());
     out.wrote(render::TOTAL_LINE);
 }
 
-/// A buffer the lane writes lines into: a window of room after what is written, then how much
-/// of it was.
-pub(crate) trait Window: ByteSink {
+/// The output buffer as the lane writes it: a window of room after what is written, then how
+/// much of it was; and the receipts it holds opened and closed.
+pub(crate) trait Sheet: ByteSink {
     /// The `N` bytes after the written ones, whatever they hold.
     fn window<const N: usize>(&mut self) -> &mut [u8; N];
     /// The first `n` bytes of the last window are written.
     fn wrote(&mut self, n: usize);
+    /// Starts a receipt: the blank line between receipts.
+    fn open(&mut self);
+    /// The open receipt is complete.
+    fn close(&mut self);
+}
+
+/// The output buffer lent to the lane's loop: its bytes as a slice (so that where they are and
+/// how many are initialised stay in registers), what is written, where the open receipt starts
+/// and whether one was printed — the output's own fields, given back when the loop stops.
+#[derive(Debug)]
+pub(crate) struct Receipts<'b> {
+    /// The buffer: written bytes, then initialised room.
+    pub buf: &'b mut [u8],
+    /// How many are written.
+    pub len: usize,
+    /// Where the open receipt starts.
+    pub start: usize,
+    /// Whether a receipt was printed.
+    pub printed: bool,
+}
+
+impl ByteSink for Receipts<'_> {
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        self.buf[self.len..end].copy_from_slice(bytes);
+        self.len = end;
+    }
+
+    #[inline(always)]
+    fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        let window = Sheet::window::<N>(self);
+        window.fill(b' ');
+        let used = write(window);
+        self.len += used.min(N);
+    }
+}
+
+impl Sheet for Receipts<'_> {
+    #[inline(always)]
+    fn window<const N: usize>(&mut self) -> &mut [u8; N] {
+        // `run` only writes a line when the room for it is there.
+        let Some(window) = self.buf[self.len..].first_chunk_mut::<N>() else {
+            unreachable!("the lane checks the room for a line before writing it")
+        };
+        window
+    }
+
+    #[inline(always)]
+    fn wrote(&mut self, n: usize) {
+        self.len += n;
+    }
+
+    #[inline(always)]
+    fn open(&mut self) {
+        self.start = self.len;
+        if self.printed {
+            self.put(b"\n");
+        }
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        self.printed = true;
+        self.start = self.len;
+    }
+}
+
+/// What the lane keeps of the open order, and what it has taken.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Progress {
+    /// The open order's id.
+    pub open: OpenId,
+    /// Its lines so far.
+    pub lines: u64,
+    /// Its total so far.
+    pub total: u64,
+    /// Where the next line starts in the chunk.
+    pub at: usize,
+    /// Lines taken.
+    pub taken: u64,
+    /// Lines printed in the receipts it finished.
+    pub printed: u64,
+    /// Receipts it finished.
+    pub receipts: u64,
+}
+
+/// The most room a line can need: the open order's `TOTAL` line, the blank line, the next
+/// order's header and the line's own item line.
+pub(crate) const LINE_ROOM: usize = render::TOTAL_LINE + 1 + render::MAX_HEADER + ITEM_WINDOW;
+
+/// Why [`run`] stopped.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// At a line the lane does not take (or the end of what it may read).
+    Line,
+    /// At a line it takes, which needs more room than the buffer has, or begins an order
+    /// when the receipts before it are to be handed on: the caller takes it with
+    /// [`finish_order`], [`start_order`] and [`item_line`] on the output itself.
+    Careful(Read),
+}
+
+/// Takes the lines of `data` from `progress.at` that the lane takes, writing their receipts
+/// into `out`, until one it does not take or one that needs more than `out` has ([`Stop`]).
+#[inline(always)]
+pub(crate) fn run(
+    data: &[u8],
+    progress: &mut Progress,
+    out: &mut Receipts<'_>,
+    items: &mut ItemCache,
+    flush_at: usize,
+) -> Stop {
+    // Locals, written back when the loop stops, so that they stay in registers.
+    let mut p = *progress;
+    let mut o = Receipts {
+        buf: &mut *out.buf,
+        len: out.len,
+        start: out.start,
+        printed: out.printed,
+    };
+    let stop = loop {
+        let Some(line) = data.get(p.at..).and_then(|rest| rest.first_chunk::<SPAN>()) else {
+            break Stop::Line;
+        };
+        let Some(read) = read::<PARSE, true>(line, &p.open, items) else {
+            break Stop::Line;
+        };
+        let room = o.buf.len() - o.len;
+        match read.new_order {
+            None => {
+                if p.lines >= crate::line::MAX_ORDER_LINES
+                    || p.total.checked_add(read.line_total).is_none()
+                {
+                    break Stop::Line;
+                }
+                if room < ITEM_WINDOW {
+                    break Stop::Careful(read);
+                }
+            }
+            Some(next) => {
+                if room < LINE_ROOM || o.len + render::TOTAL_LINE >= flush_at {
+                    break Stop::Careful(read);
+                }
+                finish_order(&mut o, &mut p);
+                start_order(&mut o, &mut p, next);
+            }
+        }
+        item_line(&mut o, line, &read);
+        p.took(&read);
+    };
+    *progress = p;
+    out.len = o.len;
+    out.start = o.start;
+    out.printed = o.printed;
+    stop
+}
+
+/// Writes the open order's `TOTAL` line and closes its receipt.
+#[inline(always)]
+pub(crate) fn finish_order(out: &mut impl Sheet, progress: &mut Progress) {
+    total_line(out, progress.total);
+    out.close();
+    progress.printed += progress.lines;
+    progress.receipts += 1;
+}
+
+/// Opens order `next`: the blank line and its header.
+#[inline(always)]
+pub(crate) fn start_order(out: &mut impl Sheet, progress: &mut Progress, next: OpenId) {
+    out.open();
+    header(out, &next);
+    progress.open = next;
+    progress.lines = 0;
+    progress.total = 0;
+}
+
+impl Progress {
+    /// The line `read` is taken (its item line written).
+    #[inline(always)]
+    pub(crate) fn took(&mut self, read: &Read) {
+        self.lines += 1;
+        self.total += read.line_total;
+        self.at += read.len;
+        self.taken += 1;
+    }
 }
 
 #[cfg(test)]
@@ -463,8 +717,12 @@ mod tests {
     #[test]
     fn the_four_column_table_right_aligns_every_number_below_10000() {
         for n in [0, 7, 10, 99, 100, 999, 1000, 9999] {
-            let text = std::str::from_utf8(&FOUR_COLUMNS[n]).unwrap();
-            assert_eq!(text, format!("{n:>4}"));
+            let bytes = FOUR_COLUMNS[n].to_le_bytes();
+            assert_eq!(std::str::from_utf8(&bytes).unwrap(), format!("{n:>4}"));
+        }
+        for n in [0, 5, 10, 99] {
+            let bytes = CENTS[n].to_le_bytes();
+            assert_eq!(std::str::from_utf8(&bytes).unwrap(), format!("{n:02}"));
         }
     }
 
