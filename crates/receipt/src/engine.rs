@@ -536,7 +536,6 @@ impl<S: Source> Run<'_, S> {
             lines: group.lines,
             total: group.total,
             at: start,
-            taken: 0,
             printed: 0,
             receipts: 0,
         };
@@ -547,7 +546,7 @@ impl<S: Source> Run<'_, S> {
                 start: self.out.start,
                 printed: self.out.printed,
             };
-            let stop = lane::run(data, &mut progress, &mut receipts, self.items, FLUSH_BYTES);
+            let stop = lane::run(data, &mut progress, &mut receipts, self.items);
             self.out.len = receipts.len;
             self.out.start = receipts.start;
             self.out.printed = receipts.printed;
@@ -562,9 +561,9 @@ impl<S: Source> Run<'_, S> {
             if let Some(next) = read.new_order {
                 lane::finish_order(&mut self.out, &mut progress);
                 if let Err(err) = self.out.flush_if_full() {
-                    // As in the order loop, the line that ended the order was read.
-                    progress.taken += 1;
-                    progress.lines = 0;
+                    // As in the order loop, the line that ended the order was read: it is
+                    // counted as the one line of the order it opens.
+                    progress.lines = 1;
                     break Err(output(err));
                 }
                 lane::start_order(&mut self.out, &mut progress, next);
@@ -572,7 +571,8 @@ impl<S: Source> Run<'_, S> {
             lane::item_line(&mut self.out, line, &read);
             progress.took(&read);
         };
-        self.lines.took(progress.at, progress.taken);
+        let taken = progress.printed + progress.lines - group.lines;
+        self.lines.took(progress.at, taken);
         self.summary.printed += progress.printed;
         self.summary.receipts += progress.receipts;
         *group = Group {

@@ -77,17 +77,18 @@ const fn low_bytes(n: usize) -> u64 {
 }
 
 /// The open order's id, and the bytes a line of it starts with: its digits and `|`, in three
-/// words masked to them.
+/// words (zero beyond them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OpenId {
     /// The id.
     pub id: u64,
-    /// The digits and `|`, eight bytes a word; zero beyond them.
-    words: [u64; 3],
-    /// The bytes of each word that hold them.
-    masks: [u64; 3],
     /// How many digits.
     digits: usize,
+    /// The bytes of the first word that hold digits or the `|`.
+    mask: u64,
+    /// The digits and `|`, eight bytes a word; the last two are zero for an id of at most seven
+    /// digits, which the first word holds whole.
+    words: [u64; 3],
 }
 
 impl OpenId {
@@ -102,47 +103,62 @@ impl OpenId {
             bytes.copy_from_slice(&text[at..at + 8]);
             u64::from_le_bytes(bytes)
         };
-        Self::spelled(id, [word(0), word(8), word(16)], digits)
+        Self::spelled(id, digits, |at| word(at))
     }
 
-    /// `id`, spelled by `digits` digits and a `|` at the start of `head`.
+    /// `id`, spelled by `digits` digits and a `|` in the words `word` reads at 0, 8 and 16.
     #[inline(always)]
-    fn spelled(id: u64, head: [u64; 3], digits: usize) -> Self {
+    fn spelled(id: u64, digits: usize, word: impl Fn(usize) -> u64) -> Self {
         let n = digits + 1;
-        let masks = if n < 8 {
+        if n < 8 {
             // Most ids: one word.
-            [(1 << (8 * n)) - 1, 0, 0]
-        } else {
-            [
-                low_bytes(n),
-                low_bytes(n.saturating_sub(8)),
-                low_bytes(n.saturating_sub(16)),
-            ]
-        };
+            let mask = (1 << (8 * n)) - 1;
+            return Self {
+                id,
+                digits,
+                mask,
+                words: [word(0) & mask, 0, 0],
+            };
+        }
+        let [_, second, third] = Self::long_masks(digits);
         Self {
             id,
-            words: [head[0] & masks[0], head[1] & masks[1], head[2] & masks[2]],
-            masks,
             digits,
+            mask: u64::MAX,
+            words: [word(0), word(8) & second, word(16) & third],
         }
+    }
+
+    /// The masks of the three words for an id of `digits` digits.
+    #[inline(always)]
+    fn long_masks(digits: usize) -> [u64; 3] {
+        let n = digits + 1;
+        [
+            low_bytes(n),
+            low_bytes(n.saturating_sub(8)),
+            low_bytes(n.saturating_sub(16)),
+        ]
     }
 
     /// Whether `line` starts with these digits and `|`.
     #[inline(always)]
     fn starts(&self, line: &[u8; SPAN]) -> bool {
-        if (word(line, 0) ^ self.words[0]) & self.masks[0] != 0 {
+        if (word(line, 0) ^ self.words[0]) & self.mask != 0 {
             return false;
         }
-        self.masks[1] == 0
-            || ((word(line, 8) ^ self.words[1]) & self.masks[1])
-                | ((word(line, 16) ^ self.words[2]) & self.masks[2])
-                == 0
+        if self.digits < 7 {
+            return true;
+        }
+        let [_, second, third] = Self::long_masks(self.digits);
+        ((word(line, 8) & second) ^ self.words[1]) | ((word(line, 16) & third) ^ self.words[2])
+            == 0
     }
 
-    /// Whether the digits are the id's own, without leading zeros (so a header can copy them).
+    /// Whether the header can copy the digits from the first word: the id's own digits,
+    /// without leading zeros, at most seven of them.
     #[inline(always)]
-    fn canonical(&self) -> bool {
-        self.digits == 1 || self.words[0] & 0xFF != u64::from(b'0')
+    fn copyable(&self) -> bool {
+        self.digits < 8 && (self.digits == 1 || self.words[0] & 0xFF != u64::from(b'0'))
     }
 }
 
@@ -258,8 +274,7 @@ pub(crate) fn read<const DEPTH: u8, const CACHED: bool>(
         (None, open.digits)
     } else {
         let (id, digits) = order_id(line)?;
-        let new = (id != open.id)
-            .then(|| OpenId::spelled(id, [word(line, 0), word(line, 8), word(line, 16)], digits));
+        let new = (id != open.id).then(|| OpenId::spelled(id, digits, |at| word(line, at)));
         (new, digits)
     };
     // An id has at most `MAX_ID_DIGITS` digits: saying so lets the compiler see that every
@@ -476,7 +491,7 @@ pub(crate) fn item_line(out: &mut impl Sheet, line: &[u8; SPAN], read: &Read) {
 /// line, when they are its own and fit one word.
 #[inline(always)]
 pub(crate) fn header(out: &mut impl Sheet, open: &OpenId) {
-    if !(open.canonical() && open.digits < 8) {
+    if !open.copyable() {
         render::header(out, open.id);
         return;
     }
@@ -602,9 +617,8 @@ pub(crate) struct Progress {
     pub total: u64,
     /// Where the next line starts in the chunk.
     pub at: usize,
-    /// Lines taken.
-    pub taken: u64,
-    /// Lines printed in the receipts it finished.
+    /// Lines printed in the receipts it finished (so the lines it took are these and the open
+    /// order's, less the open order's when it began).
     pub printed: u64,
     /// Receipts it finished.
     pub receipts: u64,
@@ -633,7 +647,6 @@ pub(crate) fn run(
     progress: &mut Progress,
     out: &mut Receipts<'_>,
     items: &mut ItemCache,
-    flush_at: usize,
 ) -> Stop {
     // Locals, written back when the loop stops, so that they stay in registers.
     let mut p = *progress;
@@ -663,7 +676,7 @@ pub(crate) fn run(
                 }
             }
             Some(next) => {
-                if room < LINE_ROOM || o.len + render::TOTAL_LINE >= flush_at {
+                if room < LINE_ROOM || o.len + render::TOTAL_LINE >= crate::engine::FLUSH_BYTES {
                     break Stop::Careful(read);
                 }
                 finish_order(&mut o, &mut p);
@@ -706,7 +719,6 @@ impl Progress {
         self.lines += 1;
         self.total += read.line_total;
         self.at += read.len;
-        self.taken += 1;
     }
 }
 

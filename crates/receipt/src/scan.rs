@@ -305,8 +305,8 @@ const EMPTY: Slot = Slot {
 /// costs a check.
 #[derive(Clone, Debug, Default)]
 pub struct ItemCache {
-    /// Empty until the first lookup, then `SLOTS` slots.
-    slots: Vec<Slot>,
+    /// `None` until the first lookup.
+    slots: Option<Box<[Slot; SLOTS]>>,
 }
 
 impl ItemCache {
@@ -336,10 +336,15 @@ impl ItemCache {
         if item.len() > SLOT_BYTES {
             return check_slowly::<DEPTH>(item);
         }
-        if self.slots.is_empty() {
-            self.slots = vec![EMPTY; SLOTS];
-        }
-        let slot = &mut self.slots[slot_of(item)];
+        let slots = self.slots.get_or_insert_with(|| {
+            // One allocation of `SLOTS` slots, made on the heap (a boxed array literal would be
+            // built on the stack first).
+            let slots = vec![EMPTY; SLOTS].into_boxed_slice();
+            slots
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("a vector of SLOTS slots"))
+        });
+        let slot = &mut slots[slot_of(item)];
         if slot.depth >= DEPTH && usize::from(slot.len) == item.len() && same(&slot.bytes, item) {
             return Some(usize::from(slot.width));
         }
@@ -407,5 +412,6 @@ fn slot_of(bytes: &[u8]) -> usize {
     } else {
         bytes.iter().fold(0, |h, &b| h << 8 | u64::from(b))
     } ^ n as u64;
-    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+    // The top eight bits: below `SLOTS`.
+    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8 as usize
 }
