@@ -321,7 +321,10 @@ impl Stages {
     /// Reads every line of `input` as the streaming strategy does, its fast lane cut at `DEPTH`
     /// (with the item cache or without it), through copy `COPY` of that loop
     /// (`twins::lane_lines`).
-    fn lane_all<const DEPTH: u8, const CACHED: bool, const COPY: u8>(&mut self, input: &[u8]) -> u64 {
+    fn lane_all<const DEPTH: u8, const CACHED: bool, const COPY: u8>(
+        &mut self,
+        input: &[u8],
+    ) -> u64 {
         twins::lane_lines::<DEPTH, CACHED, COPY>(input, &mut self.items, &mut self.carry)
     }
 }

@@ -103,7 +103,7 @@ impl OpenId {
             bytes.copy_from_slice(&text[at..at + 8]);
             u64::from_le_bytes(bytes)
         };
-        Self::spelled(id, digits, |at| word(at))
+        Self::spelled(id, digits, word)
     }
 
     /// `id`, spelled by `digits` digits and a `|` in the words `word` reads at 0, 8 and 16.
@@ -150,8 +150,7 @@ impl OpenId {
             return true;
         }
         let [_, second, third] = Self::long_masks(self.digits);
-        ((word(line, 8) & second) ^ self.words[1]) | ((word(line, 16) & third) ^ self.words[2])
-            == 0
+        ((word(line, 8) & second) ^ self.words[1]) | ((word(line, 16) & third) ^ self.words[2]) == 0
     }
 
     /// Whether the header can copy the digits from the first word: the id's own digits,
@@ -751,7 +750,16 @@ mod tests {
     #[test]
     fn an_open_id_matches_its_digits_and_bar_only() {
         let mut line = [b'x'; SPAN];
-        for id in [0, 7, 42, 1042, 9_999_999, 10_000_000, u64::MAX / 3, u64::MAX] {
+        for id in [
+            0,
+            7,
+            42,
+            1042,
+            9_999_999,
+            10_000_000,
+            u64::MAX / 3,
+            u64::MAX,
+        ] {
             let open = OpenId::new(id);
             let text = format!("{id}|");
             line[..text.len()].copy_from_slice(text.as_bytes());

@@ -1,5 +1,5 @@
-//! The single-pass line scanner every strategy but `naive` reads lines with, and the item
-//! cache.
+//! The single-pass line scanner every strategy but `naive` and `naive-reuse` reads lines with
+//! (the streaming strategy, the lines its fast lane leaves), and the item cache.
 //!
 //! [`scan`] walks one line once: the order id's digits (parsed as they are read), the item up
 //! to its `|` (found by `memchr2`, which also stops at a `\n` so a line without enough fields

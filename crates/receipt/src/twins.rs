@@ -57,7 +57,7 @@ pub fn scan_lines<S: Scanner, const COPY: u8>(
     accepted
 }
 
-/// Reads every line of `input` as the streaming strategy reads it — its fast lane ([`lane`]
+/// Reads every line of `input` as the streaming strategy reads it — its fast lane (`lane`,
 /// cut at `DEPTH`, with the item cache or without it) in a loop of its own rather than the order
 /// loop, and the lines the lane leaves (the first, a line it does not take, the last few, within
 /// its span of the end) through the line reader and the full scanner — through copy `COPY`;

@@ -35,17 +35,13 @@ fn the_lane_reads_order_ids_of_1_to_20_digits_and_leaves_the_rest() {
     let mut ids: Vec<String> = (1..=20u32)
         .map(|digits| (10u64.pow(digits - 1) + u64::from(digits)).to_string())
         .collect();
-    ids.extend(
-        [
-            u64::MAX.to_string(),
-            "000000000000000000042".to_owned(), // 21 digits, the value 42
-            "0".to_owned(),
-            "00".to_owned(),                    // the same order as `0`
-            "18446744073709551616".to_owned(), // 2^64: not an id, charged to the order before
-
-        ]
-        .into_iter(),
-    );
+    ids.extend([
+        u64::MAX.to_string(),
+        "000000000000000000042".to_owned(), // 21 digits, the value 42
+        "0".to_owned(),
+        "00".to_owned(),                   // the same order as `0`
+        "18446744073709551616".to_owned(), // 2^64: not an id, charged to the order before
+    ]);
     let mut input = filler(2);
     for id in &ids {
         for (item, qty) in [("Pad Thai", 1), ("ข้าวผัด", 3), ("Iced tea", 2)] {
@@ -149,7 +145,10 @@ fn the_lane_stops_an_order_at_its_line_bound() {
     input += &line("6", "Water", 1, 1500).repeat(1_003);
     input += &filler(2);
     let (_, errors, summary) = assert_all_agree(input.as_bytes());
-    assert!(errors.contains("the order has more than 1000 lines"), "{errors}");
+    assert!(
+        errors.contains("the order has more than 1000 lines"),
+        "{errors}"
+    );
     assert_eq!(summary.rejected_orders, 1);
 }
 
@@ -160,7 +159,8 @@ fn the_lane_stops_an_order_at_its_line_bound() {
 fn the_lane_agrees_at_every_chunk_size_around_its_span() {
     let mut input = filler(3);
     for id in ["1", "12345678", "123456789012345678", "0012"] {
-        for item in ["Pad Thai", "แกงเขียวหวานไก่", "Spring rolls (4)"] {
+        for item in ["Pad Thai", "แกงเขียวหวานไก่", "Spring rolls (4)"]
+        {
             input += &line(id, item, 2, 9000);
         }
     }
