@@ -89,7 +89,8 @@ fn the_lane_reads_names_across_its_sixteen_byte_blocks() {
     }
     input += &filler(4);
     let input = if cfg!(miri) {
-        input.as_bytes()[..4096].to_vec()
+        // The names around the first block boundaries and the lane's first lines.
+        input.as_bytes()[..1536].to_vec()
     } else {
         input.into_bytes()
     };
