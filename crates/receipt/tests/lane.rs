@@ -32,7 +32,14 @@ fn filler(orders: u64) -> String {
 /// the reader, each in an order of three lines, the first of them after another order's line.
 #[test]
 fn the_lane_reads_order_ids_of_1_to_20_digits_and_leaves_the_rest() {
-    let mut ids: Vec<String> = (1..=20u32)
+    // Under Miri, the lengths at the words' edges only.
+    let lengths: Vec<u32> = if cfg!(miri) {
+        vec![1, 7, 8, 15, 16, 19]
+    } else {
+        (1..=20).collect()
+    };
+    let mut ids: Vec<String> = lengths
+        .into_iter()
         .map(|digits| (10u64.pow(digits - 1) + u64::from(digits)).to_string())
         .collect();
     ids.extend([
