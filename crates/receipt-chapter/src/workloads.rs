@@ -6,7 +6,8 @@
 //!   are [`line_ends`] (the `memchr` scan any line-by-line work does at least) and
 //!   [`copy_through`] (the bytes copied once, no line work).
 //! - Where a line's time goes (R5): [`Stages`] runs the streaming strategy's own code cut after
-//!   each [`Stage`], every stage doing the work of the ones before it.
+//!   each [`Stage`] (its fast lane cut at a depth, then the whole strategy), every stage doing
+//!   the work of the ones before it.
 //! - Allocations per run (R1): [`count_runs`] counts a strategy's first run with a new
 //!   processor ([`new_processor`]: for the pooled one, a pool that starts cold on every row,
 //!   [`fresh_pooled`]) and the same processor's next run, once warm.
@@ -24,7 +25,7 @@ use lab::{AllocStats, count};
 use pool::BufferPool;
 
 use receipt::generate::generated;
-use receipt::scan::{self, Depth, ItemCache, Scanner};
+use receipt::scan::ItemCache;
 use receipt::{CHUNK_SIZE, FLUSH_BYTES, Processor, Strategy, twins};
 
 /// Lines per chunk in the per-chunk throughput runs (R2): small enough for hundreds of timed
@@ -159,49 +160,49 @@ pub fn copy_through<const COPY: u8>(input: &[u8], buf: &mut Vec<u8>) -> usize {
 }
 
 /// One cumulative stage of the streaming strategy's work on a line (R5). Each stage does the
-/// work of the ones before it, except the first, the floor of any line-by-line work.
+/// work of the ones before it, except the first, the floor of any line-by-line work. The three
+/// after it are the strategy's fast lane (`receipt::lane`, private; run through
+/// `twins::lane_lines`) cut at a depth, which takes every line of the generated input but the
+/// first and the last few, which the line reader and the scanner read, as the order loop does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
-    /// Find the line ends with `memchr`: the floor. The scanner never runs it: it finds a
-    /// line's end itself, walking the line's digits.
+    /// Find the line ends with `memchr`: the floor. The lane never runs it: it finds a line's
+    /// end itself, walking the line's fields.
     LineEnds,
-    /// Walk each line once, finding its separators (`memchr2` for the item's end, digit by
-    /// digit through the numbers) and its end.
-    Split,
-    /// And check that the item is UTF-8 (for a printable ASCII item, the one pass that also
-    /// settles its control characters and its width).
-    Utf8,
-    /// And compute the numbers, check them (quantity ≥ 1, no overflow) and check the item for
-    /// control characters.
-    Parse,
-    /// And measure the item's display width (ASCII fast path, cache for the rest): everything
-    /// the scanner does for the strategy.
-    Width,
-    /// And the order loop (grouping, totals, rejection) and the receipt text, rendered into the
-    /// output buffer, which is then discarded: the whole strategy, writing to `io::sink()`.
+    /// Walk each line once: the order id compared with the open order's (read only when it
+    /// differs), the item's `|` (sixteen bytes at a time), the numbers' digits, the line end.
+    Walk,
+    /// And check the item: printable ASCII from the same sixteen-byte blocks, or the item cache
+    /// (UTF-8, control characters and display width, checked once per cache slot).
+    Item,
+    /// And compute the numbers and check them (quantity 1 to 9,999, amounts the lane's table
+    /// writes): everything the lane needs to write the line.
+    Numbers,
+    /// And the receipt: each line's receipt line and each order's header and `TOTAL` line
+    /// written into the output buffer, the orders finished and opened, the lines counted — the
+    /// whole strategy, order loop and lane, with its receipts discarded (`io::sink()`).
     Render,
     /// And hand the receipts to a writer (by default a reused in-memory buffer).
     Write,
-    /// [`Stage::Width`] with the item cache off: every name that is not printable ASCII
+    /// [`Stage::Numbers`] with the item cache off: every name that is not printable ASCII
     /// decoded, checked and measured on every line.
-    WidthWithoutCache,
+    NumbersWithoutCache,
 }
 
 impl Stage {
     /// The cumulative stages, in order.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 6] = [
         Stage::LineEnds,
-        Stage::Split,
-        Stage::Utf8,
-        Stage::Parse,
-        Stage::Width,
+        Stage::Walk,
+        Stage::Item,
+        Stage::Numbers,
         Stage::Render,
         Stage::Write,
     ];
 
-    /// Every stage R5 times: the cumulative ones, then [`Stage::WidthWithoutCache`].
-    pub const MEASURED: [Stage; 8] = {
-        let mut measured = [Stage::WidthWithoutCache; 8];
+    /// Every stage R5 times: the cumulative ones, then [`Stage::NumbersWithoutCache`].
+    pub const MEASURED: [Stage; 7] = {
+        let mut measured = [Stage::NumbersWithoutCache; 7];
         let mut idx = 0;
         while idx < Stage::ALL.len() {
             measured[idx] = Stage::ALL[idx];
@@ -214,27 +215,25 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::LineEnds => "find line ends (memchr)",
-            Stage::Split => "+ split fields",
-            Stage::Utf8 => "+ UTF-8 check",
-            Stage::Parse => "+ parse and check",
-            Stage::Width => "+ display width",
+            Stage::Walk => "+ walk the line",
+            Stage::Item => "+ check the item",
+            Stage::Numbers => "+ parse and check the numbers",
             Stage::Render => "+ render",
             Stage::Write => "+ write",
-            Stage::WidthWithoutCache => "`+ display width`, item cache off",
+            Stage::NumbersWithoutCache => "`+ parse and check the numbers`, item cache off",
         }
     }
 
     /// The stage this one is compared with: the one before it, or for
-    /// [`Stage::WidthWithoutCache`], [`Stage::Width`].
+    /// [`Stage::NumbersWithoutCache`], [`Stage::Numbers`].
     pub fn compared_with(self) -> Option<Stage> {
         match self {
             Stage::LineEnds => None,
-            Stage::Split => Some(Stage::LineEnds),
-            Stage::Utf8 => Some(Stage::Split),
-            Stage::Parse => Some(Stage::Utf8),
-            Stage::Width => Some(Stage::Parse),
-            Stage::WidthWithoutCache => Some(Stage::Width),
-            Stage::Render => Some(Stage::Width),
+            Stage::Walk => Some(Stage::LineEnds),
+            Stage::Item => Some(Stage::Walk),
+            Stage::Numbers => Some(Stage::Item),
+            Stage::NumbersWithoutCache => Some(Stage::Numbers),
+            Stage::Render => Some(Stage::Numbers),
             Stage::Write => Some(Stage::Render),
         }
     }
@@ -242,8 +241,9 @@ impl Stage {
 
 /// Runs the stages of R5 over in-memory input, keeping their buffers between runs. The input
 /// is handed over in one piece, so no line is cut by a chunk boundary: on a well-formed input,
-/// every line takes the fast path in every stage. Give each stage a `Stages` of its own, so
-/// that no stage finds the item cache filled by another.
+/// every line but the first and the last few (those within the lane's span of the end) takes
+/// the fast lane in every stage after the floor. Give each stage a `Stages` of its own, so that
+/// no stage finds the item cache filled by another.
 pub struct Stages {
     items: ItemCache,
     carry: Vec<u8>,
@@ -300,11 +300,10 @@ impl Stages {
     pub fn run<const COPY: u8>(&mut self, stage: Stage, input: &[u8]) -> u64 {
         match stage {
             Stage::LineEnds => line_ends::<COPY>(input) as u64,
-            Stage::Split => self.scan_all::<Depth<{ scan::SPLIT }>, COPY>(input),
-            Stage::Utf8 => self.scan_all::<Depth<{ scan::UTF8 }>, COPY>(input),
-            Stage::Parse => self.scan_all::<Depth<{ scan::PARSE }>, COPY>(input),
-            Stage::Width => self.scan_all::<Depth<{ scan::WIDTH }>, COPY>(input),
-            Stage::WidthWithoutCache => self.scan_all::<Depth<{ scan::WIDTH }, false>, COPY>(input),
+            Stage::Walk => self.lane_all::<{ twins::WALK }, true, COPY>(input),
+            Stage::Item => self.lane_all::<{ twins::CHECK }, true, COPY>(input),
+            Stage::Numbers => self.lane_all::<{ twins::PARSE }, true, COPY>(input),
+            Stage::NumbersWithoutCache => self.lane_all::<{ twins::PARSE }, false, COPY>(input),
             Stage::Render => {
                 twins::run::<COPY>(&mut self.processor, input, &mut io::sink(), &mut io::sink())
                     .map_or(0, |summary| summary.printed)
@@ -319,9 +318,13 @@ impl Stages {
         }
     }
 
-    /// Reads every line of `input` with the streaming strategy's line reader and scanner `S`
-    /// (the scanner cut at a stage), through copy `COPY` of that loop (`twins::scan_lines`).
-    fn scan_all<S: Scanner, const COPY: u8>(&mut self, input: &[u8]) -> u64 {
-        twins::scan_lines::<S, COPY>(input, &mut self.items, &mut self.carry)
+    /// Reads every line of `input` as the streaming strategy does, its fast lane cut at `DEPTH`
+    /// (with the item cache or without it), through copy `COPY` of that loop
+    /// (`twins::lane_lines`).
+    fn lane_all<const DEPTH: u8, const CACHED: bool, const COPY: u8>(
+        &mut self,
+        input: &[u8],
+    ) -> u64 {
+        twins::lane_lines::<DEPTH, CACHED, COPY>(input, &mut self.items, &mut self.carry)
     }
 }

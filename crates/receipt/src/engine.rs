@@ -5,13 +5,16 @@
 //! ([`Hold::open`]), receives its lines, and either finishes it or drops it. The open order may
 //! borrow the strategy (the arena strategy's lines live in its arena), and the borrow ends when
 //! the block does — so the borrow checker proves that nothing of an order outlives it. It is
-//! generic over the strategy, so there is no dynamic call per line.
+//! generic over the strategy, so there is no dynamic call per line. For the streaming
+//! strategy, after each line it handles, it runs the fast lane ([`lane`]), which takes the
+//! lines after it that it can, and the orders they finish and open, as this loop would.
 
 use std::fmt;
 use std::hint::black_box;
 use std::io::{self, Write};
 
 use crate::input::{Kind, Lines, Rec, Source, Unclaimed};
+use crate::lane::{self, OpenId, SPAN, Sheet};
 use crate::line::{self, LineError, MAX_ORDER_LINES, Numbers};
 use crate::render::{ByteSink, Line};
 use crate::scan::{ItemCache, Scanner};
@@ -83,10 +86,17 @@ fn report(err: io::Error) -> Fail {
 /// The receipts of complete orders (and the open order's, for the streaming strategy), handed
 /// to the writer in blocks of about [`FLUSH_BYTES`].
 pub(crate) struct Output<'a> {
+    /// The written bytes are `buf[..len]`; the rest of `buf` is room already initialised, kept
+    /// from write to write and from run to run, so that a line can be written into it with
+    /// plain stores, without growing the vector first. It grows when a writer asks for more
+    /// room than it has: by `Vec`'s own rule, at the same points as a vector that held only the
+    /// written bytes and was extended by what each writer asks for.
     buf: &'a mut Vec<u8>,
+    /// How many bytes of `buf` are written.
+    len: usize,
     sink: &'a mut dyn Write,
-    /// Where the open order's receipt starts (the end of the buffer when no order is open):
-    /// what is before it is complete.
+    /// Where the open order's receipt starts (the end of the written bytes when no order is
+    /// open): what is before it is complete.
     start: usize,
     /// Whether a receipt was printed (the next one is preceded by a blank line).
     printed: bool,
@@ -95,50 +105,109 @@ pub(crate) struct Output<'a> {
 impl ByteSink for Output<'_> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.buf.put(bytes);
+        let end = self.len + bytes.len();
+        self.room(bytes.len());
+        self.buf[self.len..end].copy_from_slice(bytes);
+        self.len = end;
     }
 
     #[inline(always)]
     fn put_with<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
-        self.buf.put_with(write);
+        let window = self.window::<N>();
+        window.fill(b' ');
+        let used = write(window);
+        self.len += used.min(N);
+    }
+}
+
+impl Sheet for Output<'_> {
+    #[inline(always)]
+    fn window<const N: usize>(&mut self) -> &mut [u8; N] {
+        Output::window(self)
+    }
+
+    #[inline(always)]
+    fn wrote(&mut self, n: usize) {
+        Output::wrote(self, n);
+    }
+
+    #[inline(always)]
+    fn open(&mut self) {
+        Output::open(self);
+    }
+
+    #[inline(always)]
+    fn close(&mut self) {
+        Output::close(self);
     }
 }
 
 impl<'a> Output<'a> {
     fn new(buf: &'a mut Vec<u8>, sink: &'a mut dyn Write) -> Self {
-        buf.clear();
         Self {
             buf,
+            len: 0,
             sink,
             start: 0,
             printed: false,
         }
     }
 
+    /// Makes sure `n` bytes of room follow the written ones.
+    #[inline(always)]
+    fn room(&mut self, n: usize) {
+        if self.buf.len() - self.len < n {
+            self.buf.resize(self.len + n, 0);
+        }
+    }
+
+    /// The `N` bytes after the written ones (not cleared: they hold whatever was there), for a
+    /// writer that then says how many it wrote ([`Output::wrote`]).
+    #[inline(always)]
+    pub(crate) fn window<const N: usize>(&mut self) -> &mut [u8; N] {
+        self.room(N);
+        let at = self.len;
+        let Some(window) = self.buf.get_mut(at..at + N) else {
+            unreachable!("room() made N bytes of room after the written ones")
+        };
+        window
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("a slice of N bytes"))
+    }
+
+    /// The first `n` bytes of the last window are written.
+    #[inline(always)]
+    pub(crate) fn wrote(&mut self, n: usize) {
+        self.len += n;
+    }
+
     /// Starts a receipt (the blank line between receipts).
-    fn open(&mut self) {
-        self.start = self.buf.len();
+    #[inline(always)]
+    pub(crate) fn open(&mut self) {
+        self.start = self.len;
         if self.printed {
-            self.buf.push(b'\n');
+            self.put(b"\n");
         }
     }
 
     /// The open receipt is complete.
-    fn close(&mut self) {
+    #[inline(always)]
+    pub(crate) fn close(&mut self) {
         self.printed = true;
-        self.start = self.buf.len();
+        self.start = self.len;
     }
 
     /// Drops the open receipt.
     fn roll_back(&mut self) {
-        self.buf.truncate(self.start);
+        self.len = self.start;
     }
 
     /// Hands the buffer to the writer if it is full enough (no order is open).
-    fn flush_if_full(&mut self) -> io::Result<()> {
-        if self.buf.len() >= FLUSH_BYTES {
-            self.sink.write_all(self.buf)?;
-            self.buf.clear();
+    #[inline(always)]
+    pub(crate) fn flush_if_full(&mut self) -> io::Result<()> {
+        if self.len >= FLUSH_BYTES {
+            self.sink.write_all(&self.buf[..self.len])?;
+            self.len = 0;
             self.start = 0;
         }
         Ok(())
@@ -148,7 +217,8 @@ impl<'a> Output<'a> {
     fn flush_complete(&mut self) -> io::Result<()> {
         if self.start > 0 {
             self.sink.write_all(&self.buf[..self.start])?;
-            self.buf.drain(..self.start);
+            self.buf.copy_within(self.start..self.len, 0);
+            self.len -= self.start;
             self.start = 0;
         }
         self.sink.flush()
@@ -156,8 +226,8 @@ impl<'a> Output<'a> {
 
     /// Hands everything to the writer and flushes it.
     fn finish(&mut self) -> io::Result<()> {
-        self.sink.write_all(self.buf)?;
-        self.buf.clear();
+        self.sink.write_all(&self.buf[..self.len])?;
+        self.len = 0;
         self.start = 0;
         self.sink.flush()
     }
@@ -175,6 +245,13 @@ pub(crate) trait Hold {
 
     /// How the strategy scans lines: the fast scanner at full depth, or none.
     type Scanner: Scanner;
+
+    /// Whether the engine runs the fast lane ([`lane`](crate::lane)) after each line this
+    /// strategy is handed: only for a strategy whose open order is nothing but its receipt text
+    /// in the output buffer, opened by [`render::header`](crate::render::header) and finished by
+    /// [`render::total_line`](crate::render::total_line), since the lane opens and finishes
+    /// orders itself, writing the same bytes.
+    const LANE: bool = false;
 
     /// Opens order `id`. The engine has already written the blank line before it, if any.
     fn open<'h>(&'h mut self, out: &mut Output<'_>, id: u64) -> Self::Order<'h>;
@@ -306,8 +383,14 @@ impl<S: Source> Run<'_, S> {
             self.out.open();
             let mut order = hold.open(&mut self.out, id);
             let mut rec = first;
+            let mut id = id;
             loop {
                 self.line::<H>(&mut order, group, rec)?;
+                if H::LANE {
+                    // The lane takes the lines after this one that it can, and may open other
+                    // orders on the way: `id` is the one open when it leaves.
+                    self.lane(group, &mut id)?;
+                }
                 next = self.next::<H>()?;
                 // A line whose order id cannot be read is charged to the open order: the one
                 // before it, even when it follows that order's last line.
@@ -436,6 +519,73 @@ impl<S: Source> Run<'_, S> {
             Unclaimed::TooLong(len) => LineError::TooLong(len),
         };
         self.bad_line(number, reason)
+    }
+
+    /// The fast lane, for a strategy that allows it ([`Hold::LANE`]): the lines after the one
+    /// just handled that the lane takes ([`lane`]), each checked, counted and written as
+    /// [`Run::line`] would, with the orders they finish and open as [`Run::close`] and
+    /// [`Run::groups`] would; `id` is the open order's id, before and after. It stops at the
+    /// first line it does not take, which the reader then reads.
+    #[inline(always)]
+    fn lane(&mut self, group: &mut Group, id: &mut u64) -> Result<(), Fail> {
+        if !self.bad.is_empty() {
+            // The order is rejected: its receipt is not written.
+            return Ok(());
+        }
+        let Some((data, start)) = self.lines.unread() else {
+            return Ok(());
+        };
+        let mut progress = lane::Progress {
+            open: OpenId::new(*id),
+            lines: group.lines,
+            total: group.total,
+            at: start,
+            printed: 0,
+            receipts: 0,
+        };
+        let result = loop {
+            let mut receipts = lane::Receipts {
+                buf: &mut self.out.buf[..],
+                len: self.out.len,
+                start: self.out.start,
+                printed: self.out.printed,
+            };
+            let stop = lane::run(data, &mut progress, &mut receipts, self.items);
+            self.out.len = receipts.len;
+            self.out.start = receipts.start;
+            self.out.printed = receipts.printed;
+            let lane::Stop::Careful(read) = stop else {
+                break Ok(());
+            };
+            // This line on the output itself, which grows as the renderer's windows make it
+            // grow, and hands the receipts on between the two orders if they are enough.
+            let Some(line) = data[progress.at..].first_chunk::<SPAN>() else {
+                unreachable!("`run` read this line");
+            };
+            if let Some(next) = read.new_order {
+                lane::finish_order(&mut self.out, &mut progress);
+                if let Err(err) = self.out.flush_if_full() {
+                    // As in the order loop, the line that ended the order was read: it is
+                    // counted as the one line of the order it opens.
+                    progress.lines = 1;
+                    break Err(output(err));
+                }
+                lane::start_order(&mut self.out, &mut progress, next);
+            }
+            lane::item_line(&mut self.out, line, &read);
+            progress.took(&read);
+        };
+        let taken = progress.printed + progress.lines - group.lines;
+        self.lines.took(progress.at, taken);
+        self.summary.printed += progress.printed;
+        self.summary.receipts += progress.receipts;
+        *group = Group {
+            id: Some(progress.open.id),
+            total: progress.total,
+            lines: progress.lines,
+        };
+        *id = progress.open.id;
+        result
     }
 
     fn bad_line(&mut self, number: u64, reason: LineError) -> Result<(), Fail> {

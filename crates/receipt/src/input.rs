@@ -237,6 +237,21 @@ impl<'c, S: Source> Lines<'c, S> {
         &bytes[span.start..span.end]
     }
 
+    /// The current chunk and where its unread bytes start, for the fast lane
+    /// ([`lane`](crate::lane)); `None` while a line cut by the end of a chunk is being put
+    /// together.
+    #[inline(always)]
+    pub(crate) fn unread(&self) -> Option<(&[u8], usize)> {
+        (!self.carrying).then(|| (self.source.data(), self.at))
+    }
+
+    /// The fast lane took `lines` whole lines of the chunk, up to `at`.
+    #[inline(always)]
+    pub(crate) fn took(&mut self, at: usize, lines: u64) {
+        self.at = at;
+        self.number += lines;
+    }
+
     /// The next non-blank line, trying the scanner `F` first on lines that are whole in the
     /// chunk; `None` at the end of the input. Blank lines are counted and skipped.
     ///

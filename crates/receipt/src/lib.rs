@@ -6,6 +6,7 @@ pub mod contract;
 mod engine;
 pub mod generate;
 pub mod input;
+mod lane;
 pub mod line;
 pub mod render;
 pub mod scan;

@@ -165,7 +165,7 @@ pub const MAX_WINDOW: usize = 2 + INLINE_ITEM + NAME_COLUMNS + FIXED_TAIL;
 const _: () = assert!(MAX_WINDOW >= TAIL && MAX_WINDOW >= TOTAL_LINE && MAX_WINDOW >= MAX_HEADER);
 
 /// `"00"` to `"99"`: numbers are written two digits per division.
-const PAIRS: [u8; 200] = {
+pub(crate) const PAIRS: [u8; 200] = {
     let mut pairs = [0u8; 200];
     let mut i = 0;
     while i < 100 {
@@ -185,7 +185,7 @@ fn pair_before(buf: &mut [u8], end: usize, pair: u64) {
 
 /// Writes `n`'s digits so that they end just before `end`.
 #[inline(always)]
-fn digits_before(buf: &mut [u8], mut end: usize, mut n: u64) {
+pub(crate) fn digits_before(buf: &mut [u8], mut end: usize, mut n: u64) {
     while n >= 100 {
         pair_before(buf, end, n % 100);
         n /= 100;
@@ -212,7 +212,7 @@ const POWERS_OF_TEN: [u64; 20] = {
 /// How many digits `n` has: from its bit length (1233/4096 is just above log₁₀ 2, so the
 /// estimate is exact or one too many), corrected by one comparison.
 #[inline(always)]
-fn digit_count(n: u64) -> usize {
+pub(crate) fn digit_count(n: u64) -> usize {
     let n = n | 1; // 0 has one digit, like 1
     let estimate = ((u64::BITS - n.leading_zeros()) as usize * 1233) >> 12;
     estimate + 1 - usize::from(n < POWERS_OF_TEN[estimate])

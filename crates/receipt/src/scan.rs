@@ -1,5 +1,5 @@
-//! The single-pass line scanner every strategy but `naive` reads lines with, and the item
-//! cache.
+//! The single-pass line scanner every strategy but `naive` and `naive-reuse` reads lines with
+//! (the streaming strategy, the lines its fast lane leaves), and the item cache.
 //!
 //! [`scan`] walks one line once: the order id's digits (parsed as they are read), the item up
 //! to its `|` (found by `memchr2`, which also stops at a `\n` so a line without enough fields
@@ -152,7 +152,7 @@ fn number(bytes: &[u8], at: usize, parse: bool) -> Option<(u64, usize)> {
 /// combined pairwise: ten times each digit plus the next, a hundred times each pair plus the
 /// next, ten thousand times each quad plus the next.
 #[inline(always)]
-fn short_number(bytes: &[u8], at: usize, parse: bool) -> Option<Option<(u64, usize)>> {
+pub(crate) fn short_number(bytes: &[u8], at: usize, parse: bool) -> Option<Option<(u64, usize)>> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     if at + 8 > bytes.len() {
@@ -305,8 +305,8 @@ const EMPTY: Slot = Slot {
 /// costs a check.
 #[derive(Clone, Debug, Default)]
 pub struct ItemCache {
-    /// Empty until the first lookup, then `SLOTS` slots.
-    slots: Vec<Slot>,
+    /// `None` until the first lookup.
+    slots: Option<Box<[Slot; SLOTS]>>,
 }
 
 impl ItemCache {
@@ -326,13 +326,25 @@ impl ItemCache {
         if let Some(width) = ascii_width(item) {
             return Some(width);
         }
+        self.lookup::<DEPTH>(item)
+    }
+
+    /// [`ItemCache::check`] of a name known not to be printable ASCII: the cache, or the whole
+    /// check (whose answer the cache then keeps).
+    #[inline(always)]
+    pub(crate) fn lookup<const DEPTH: u8>(&mut self, item: &[u8]) -> Option<usize> {
         if item.len() > SLOT_BYTES {
             return check_slowly::<DEPTH>(item);
         }
-        if self.slots.is_empty() {
-            self.slots = vec![EMPTY; SLOTS];
-        }
-        let slot = &mut self.slots[slot_of(item)];
+        let slots = self.slots.get_or_insert_with(|| {
+            // One allocation of `SLOTS` slots, made on the heap (a boxed array literal would be
+            // built on the stack first).
+            let slots = vec![EMPTY; SLOTS].into_boxed_slice();
+            slots
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("a vector of SLOTS slots"))
+        });
+        let slot = &mut slots[slot_of(item)];
         if slot.depth >= DEPTH && usize::from(slot.len) == item.len() && same(&slot.bytes, item) {
             return Some(usize::from(slot.width));
         }
@@ -382,7 +394,7 @@ fn same(slot: &[u8; SLOT_BYTES], item: &[u8]) -> bool {
 }
 
 /// The uncached check of [`ItemCache::check`].
-fn check_slowly<const DEPTH: u8>(item: &[u8]) -> Option<usize> {
+pub(crate) fn check_slowly<const DEPTH: u8>(item: &[u8]) -> Option<usize> {
     let item = std::str::from_utf8(item).ok()?;
     if DEPTH >= PARSE && line::control_character(item).is_some() {
         return None;
@@ -400,5 +412,6 @@ fn slot_of(bytes: &[u8]) -> usize {
     } else {
         bytes.iter().fold(0, |h, &b| h << 8 | u64::from(b))
     } ^ n as u64;
-    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+    // The top eight bits: below `SLOTS`.
+    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8 as usize
 }

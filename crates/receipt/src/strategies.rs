@@ -299,13 +299,15 @@ impl Hold for Arena {
 }
 
 /// Renders each line straight into the output buffer as it is read: nothing is kept per line,
-/// and a rejected order is rolled back by truncating the buffer to where it began.
+/// and a rejected order is rolled back by truncating the buffer to where it began. Most lines
+/// never reach `add`: the fast lane reads and writes them ([`Hold::LANE`]).
 #[derive(Debug, Default)]
 pub(crate) struct Streaming;
 
 impl Hold for Streaming {
     type Order<'h> = ();
     type Scanner = Full;
+    const LANE: bool = true;
 
     fn open(&mut self, out: &mut Output<'_>, id: u64) {
         render::header(out, id);

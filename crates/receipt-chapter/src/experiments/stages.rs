@@ -1,6 +1,7 @@
-//! R5: where a line's time goes. The streaming strategy's own code, cut after each stage
-//! (`workloads::Stage`), timed in one interleaved run on R2's chunk; what each stage adds is a
-//! difference between consecutive stages, printed under the publish rule.
+//! R5: where a line's time goes. The streaming strategy's own code — its fast lane cut at a
+//! depth, then the whole strategy — cut after each stage (`workloads::Stage`), timed in one
+//! interleaved run on R2's chunk; what each stage adds is a difference between consecutive
+//! stages, printed under the publish rule.
 
 use std::hint::black_box;
 
@@ -23,14 +24,14 @@ const RATIOS: [(&str, Stage, Stage); 3] = [
         Stage::Write,
     ),
     (
-        "reading and checking the line (`+ display width`) / the whole line (`+ write`)",
-        Stage::Width,
+        "reading and checking the line (`+ parse and check the numbers`) / the whole line (`+ write`)",
+        Stage::Numbers,
         Stage::Write,
     ),
     (
-        "the order loop and the receipt (`+ render`) / reading and checking the line (`+ display width`)",
+        "the order loop and the receipt (`+ render`) / reading and checking the line (`+ parse and check the numbers`)",
         Stage::Render,
-        Stage::Width,
+        Stage::Numbers,
     ),
 ];
 
@@ -51,9 +52,9 @@ fn r5_where_the_time_goes(run: &Run) -> Vec<Table> {
 
     let mut table = run.own(r5_table(&m));
     table.note(m.protocol_note());
-    table.note(format!("One operation is R2's chunk, {} generated lines handed over in one piece (no line is cut by a chunk boundary); \"per line\" is the chunk's median divided by its lines. Each stage's twin runs a second copy of its code (`Stages::run::<1>`). What a stage adds is its difference from the row it is compared with (the row above; for the last row, `+ display width`), printed only where it beats both rows' noise.", Cell::count(CHUNK_LINES).render()));
-    table.note("The first row is the floor of any line-by-line work, not code the strategy runs: the scanner finds a line's end itself, walking its digits, so `+ split fields` adds the scanner's whole walk over the line, not splitting alone. The next four rows run the scanner cut at a depth in a loop of their own (every line through `black_box`); `+ render` is the whole streaming strategy with its receipts discarded (`io::sink()`), so what it adds is the order loop as well as the receipt text; `+ write` hands the receipts to a writer that copies them into a reused buffer, as R2's `streaming` row does.");
-    table.note(format!("`+ UTF-8 check` already settles a printable ASCII name whole: the pass that proves it ASCII also proves it free of control characters and gives its width. A Thai name is checked once per cache slot: its first line fills the item cache, every later line finds its answer there. So on this input, whose {} names (`generate::MENU`) repeat, `+ parse and check` adds mostly the numbers' arithmetic and `+ display width` adds little; the last row turns the cache off, and what it adds is what every line would pay for its name without the cache.", MENU.len()));
+    table.note(format!("One operation is R2's chunk, {} generated lines handed over in one piece (no line is cut by a chunk boundary); \"per line\" is the chunk's median divided by its lines. Each stage's twin runs a second copy of its code (`Stages::run::<1>`). What a stage adds is its difference from the row it is compared with (the row above; for the last row, `+ parse and check the numbers`), printed only where it beats both rows' noise.", Cell::count(CHUNK_LINES).render()));
+    table.note("The first row is the floor of any line-by-line work, not code the strategy runs. The next three run the strategy's fast lane cut at a depth, in a loop of their own (every line's findings through `black_box`): the lane reads a line from its first byte to its end once, so `+ walk the line` is that whole walk — the order id compared with the open order's in one masked eight-byte compare and read only when it differs, the item's `|` found sixteen bytes at a time, the numbers' digits, the line end — not splitting alone. The lane takes every line but the first and the last few (those within its span of the chunk's end), which the line reader and the full scanner read, as in the strategy. `+ render` is the whole streaming strategy with its receipts discarded (`io::sink()`): the lane writing each receipt line, and each order's header and `TOTAL` line, at the end of the output buffer, and the order loop around it; `+ write` hands the receipts to a writer that copies them into a reused buffer, as R2's `streaming` row does.");
+    table.note(format!("`+ check the item` settles a printable ASCII name from the blocks the walk already read: they prove it free of control characters and give its width. A Thai name is checked once per cache slot: its first line fills the item cache, every later line finds its answer there. So on this input, whose {} names (`generate::MENU`) repeat, what `+ check the item` adds is mostly the cache's lookups; the last row turns the cache off, and what it adds is what every line would pay for its name without the cache.", MENU.len()));
     table.note(super::copies_under_callgrind("`+ write`"));
     if m.expect(Stage::Write.name()).instructions().is_none() {
         table.note(m.instructions_note());
