@@ -134,15 +134,5 @@ fn r5_table(m: &Measured) -> Table {
                 })
             },
         )
-        .col("instructions added", |(stage, before): &Step| {
-            let (Some(this), Some(before)) = (instructions(*stage), before.and_then(instructions))
-            else {
-                return Cell::Empty;
-            };
-            Cell::Instructions {
-                original: (this[0] - before[0]) / lines,
-                twin: (this[1] - before[1]) / lines,
-            }
-        })
         .table("R5", Kind::Time, "", &steps)
 }

@@ -28,7 +28,7 @@ const STREAMING: &str = "streaming";
 /// How many times faster per line than `naive` the `streaming` strategy is meant to be.
 const SPEEDUP_TARGET: f64 = 10.0;
 /// The most instructions per line the whole command may execute with `streaming`.
-const INSTRUCTIONS_TARGET: u64 = 600;
+const INSTRUCTIONS_TARGET: u64 = 300;
 /// Lines of the file the whole command runs on under callgrind.
 const COMMAND_LINES: u64 = 100_000;
 
