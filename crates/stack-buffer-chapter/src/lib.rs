@@ -51,19 +51,19 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "S3 · at 2 KiB and at 8 KiB, zeroing the stack array costs more",
-            says: "The seed's thesis, at 2 KiB and 8 KiB: zeroing a stack array costs more than the rest of its call",
+            says: "The seed's thesis, at 2 KiB and 8 KiB: zeroing a stack array costs more than the unzeroed array's whole call (a touch of the buffer)",
         },
         Cited {
-            key: "S1-baselines · the sizes at which the reused `Vec` is faster than the zeroed 2 KiB cap",
-            says: "The sizes at which a `Vec` you own and pass down beats a zeroed 2 KiB stack array",
+            key: "S7 · the sizes at which the whole operation is faster with `StackUninit` than with the reused `Vec`",
+            says: "In the whole operation (the seed's packer), the sizes at which an unzeroed stack array beats a `Vec` you own and reuse",
         },
         Cited {
             key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
-            says: "The sizes at which the stack's advantage shrinks once the buffer is used for real work",
+            says: "With both buffers zeroed (`Stack` against `vec!`), the sizes at which the whole operation's ratio is closer to 1× than the touch's: real work dilutes the difference",
         },
         Cited {
             key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
-            says: "Above 128 items, the sizes at which a stack-then-pool hybrid beats a `SmallVec` that allocates",
+            says: "Above 128 items, the sizes at which the hybrid's warm pool hit beats a `SmallVec` that allocates and zeroes (they differ in both)",
         },
     ],
     decisions: &[
@@ -77,7 +77,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Nothing to pass down; the size is small and bounded at compile time",
-            action: "A fixed array left unzeroed: `arrayvec::ArrayVec`, or `[MaybeUninit<T>; N]` under Miri",
+            action: "A fixed array left unzeroed, `[MaybeUninit<T>; N]` (checked under Miri); a safe wrapper such as `arrayvec::ArrayVec` does the same, untimed here",
             because: Cited {
                 key: "S3 · the sizes at which the unzeroed stack array is faster than a fresh unzeroed heap buffer",
                 says: "sizes at which the unzeroed array beats a fresh heap buffer",
@@ -88,7 +88,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "Keep N small: every call zeroes all N, whatever it uses",
             because: Cited {
                 key: "S3 · at 2 KiB and at 8 KiB, zeroing the stack array costs more",
-                says: "at 2 KiB and 8 KiB, the zeroing costs more than the rest of the call",
+                says: "at 2 KiB and 8 KiB, the zeroing costs more than touching the unzeroed array",
             },
         },
         Decision {
@@ -96,7 +96,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "The hybrid: the stack up to a cap, a pool above it (chapter 3)",
             because: Cited {
                 key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
-                says: "above 128 items, sizes at which the hybrid beats a spilled `SmallVec`",
+                says: "above 128 items, sizes at which the hybrid's warm pool hit beats a `SmallVec` that allocates and zeroes",
             },
         },
         Decision {
@@ -104,15 +104,15 @@ pub static CHAPTER: Chapter = Chapter {
             action: "Time the whole operation before switching: the buffer's share shrinks",
             because: Cited {
                 key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
-                says: "sizes at which the stack's gain dilutes",
+                says: "both zeroed, sizes at which the whole operation's ratio is closer to 1× than the touch's",
             },
         },
         Decision {
             situation: "Your program runs on mimalloc",
-            action: "The same rules: a stack array still beats a fresh heap buffer",
+            action: "An unzeroed stack array still beats a fresh heap buffer of the same size; time the rest again",
             because: Cited {
                 key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array is faster",
-                says: "under mimalloc, at each size of S3",
+                says: "under mimalloc, at S3's four sizes, a stack array against a fresh heap buffer of the same size",
             },
         },
     ],
