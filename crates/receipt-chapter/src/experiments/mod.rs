@@ -56,7 +56,7 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "A buffer the hot path fills again and again, and you can pass it down",
             action: "Reuse a buffer you own: `Vec::with_capacity` once, `clear()` per use, passed down as `&mut`",
             because: Cited {
-                key: "pool:P10 · under glibc, the sizes at which one reused `Vec` the caller owns",
+                key: "pool:P10 · under glibc, the sizes at which one reused `Vec` beats a warm rent",
                 says: "Chapter 3: sizes at which one reused `Vec` beats a warm rent from the pool",
             },
         },
@@ -64,8 +64,8 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "Buffers that cross threads or outlive the call that fills them",
             action: "A pool: rent, and give back (chapter 3)",
             because: Cited {
-                key: "pool:P12 · under glibc, 4 threads: the faster of `pool::shared()` and a fresh",
-                says: "Chapter 3: on 4 threads, the faster of `pool::shared()` and a fresh 8 KiB buffer",
+                key: "pool:P12 · under glibc, the thread counts at which `pool::shared()` beats a fresh, unzeroed",
+                says: "Chapter 3: the thread counts at which the shared pool beats a fresh unzeroed 8 KiB buffer",
             },
         },
         Decision {
