@@ -1306,8 +1306,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             stats
         };
         // The list's lock is released: now each stack, one lock at a time.
-        for (stack, bucket) in self.inner.stacks.iter().zip(&mut buckets) {
-            bucket.stacked_buffers = lock(stack).len() as u64;
+        for (index, bucket) in buckets.iter_mut().enumerate() {
+            bucket.stacked_buffers = self.inner.stacked(index);
         }
         for bucket in &mut buckets {
             let buffers = bucket.cached_buffers + bucket.stacked_buffers;
