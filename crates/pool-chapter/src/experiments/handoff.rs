@@ -10,7 +10,9 @@ use lab::table::Columns;
 use lab::timing::{Measured, Schedule, Timing};
 use lab::{Cell, Kind, Table};
 
-use crate::workloads::{HANDOFF_CHANNEL, HANDOFF_ITEMS, HANDOFF_PAIRS, Handoff, HandoffWorkers};
+use crate::workloads::{
+    HANDOFF_BATCH, HANDOFF_BATCHES, HANDOFF_ITEMS, HANDOFF_PAIRS, Handoff, HandoffWorkers,
+};
 
 pub(super) const P12_HANDOFF: Function = lab::function!(p12_handoff);
 
@@ -119,7 +121,7 @@ fn p12_handoff(run: &Run) -> Vec<Table> {
     );
     table.note(all[0].m.protocol_note());
     table.note(format!(
-        "One timed operation is one run: this thread releases the waiting pairs, each producer gets {} buffers of 8 KiB from its source, touches each (writes its first and last byte and reads them back) and sends it through a channel that holds {HANDOFF_CHANNEL}, and its consumer touches each again and drops it; this thread waits for the last consumer. The pool's buffer is rented on the producer's thread and given back on the consumer's; a fresh buffer is allocated on one and freed on the other. The floor is a run of no items: the release, one end-of-run message per pair, and the wait.",
+        "One timed operation is one run: this thread releases the waiting pairs, each producer gets {} buffers of 8 KiB from its source, touches each (writes its first and last byte and reads them back) and sends them to its consumer through a channel, {HANDOFF_BATCH} at a time (a batch is one message; {HANDOFF_BATCHES} batches circulate, made once, so no channel allocates per message); the consumer touches each again and drops it, and sends the emptied batch back. This thread waits for the last consumer. The pool's buffer is rented on the producer's thread and given back on the consumer's; a fresh buffer is allocated on one and freed on the other. The floor is a run of no items: the release, one end-of-run batch per pair, and the wait.",
         lab::fmt::thousands(HANDOFF_ITEMS)
     ));
     table.note(format!(

@@ -47,10 +47,15 @@ pub const HANDOFF_PAIRS: [usize; 2] = [1, 2];
 /// Items each producer sends in one timed run of the handoff (P12-handoff).
 pub const HANDOFF_ITEMS: u64 = 10_000;
 
-/// How many items a pair's channel holds before its producer waits: what is in flight, so the
-/// pool's stacks (at least 32 buffers per bucket for [`pool::shared`]) keep every buffer that
-/// comes back.
-pub const HANDOFF_CHANNEL: usize = 16;
+/// How many items a producer sends at a time: it fills a batch, sends it, and its consumer
+/// empties it and sends the batch back. A channel costs about the same per message whatever the
+/// message, so batches keep its cost per item small beside the buffers'.
+pub const HANDOFF_BATCH: usize = 8;
+
+/// How many batches circulate in each pair (being filled, in the channel, being emptied): the
+/// most buffers in flight is this times [`HANDOFF_BATCH`], 24 per pair, so the shared pool's
+/// stack of the bucket (32 buffers per logical core) keeps every buffer that comes back.
+pub const HANDOFF_BATCHES: usize = 3;
 
 /// One 8 KiB buffer on its way from a producer to a consumer.
 #[derive(Debug)]
@@ -186,16 +191,22 @@ impl HandoffWorkers {
         });
         let mut handles = Vec::with_capacity(2 * pairs);
         for pair in 0..pairs {
-            let (to_consumer, from_producer) = sync_channel(HANDOFF_CHANNEL);
+            // Full batches go one way, empty ones come back; neither channel allocates per
+            // message, and the batches are made here, once.
+            let (full, from_producer) = sync_channel(1);
+            let (empty, from_consumer) = sync_channel(HANDOFF_BATCHES);
+            for _ in 0..HANDOFF_BATCHES {
+                let _ = empty.send(Vec::with_capacity(HANDOFF_BATCH));
+            }
             let producer_crew = Arc::clone(&crew);
             handles.push(std::thread::spawn(move || {
                 let _kept = setup();
-                producer(&producer_crew, 2 * pair, &to_consumer);
+                producer(&producer_crew, 2 * pair, &from_consumer, &full);
             }));
             let consumer_crew = Arc::clone(&crew);
             handles.push(std::thread::spawn(move || {
                 let _kept = setup();
-                consumer(&consumer_crew, 2 * pair + 1, &from_producer);
+                consumer(&consumer_crew, 2 * pair + 1, &from_producer, &empty);
             }));
         }
         Self { crew, handles }
@@ -244,9 +255,13 @@ impl Drop for HandoffWorkers {
     }
 }
 
-/// A producer's life: for each job, `items` items made and sent, then an end marker (sent even
-/// if making one panicked, so that its consumer never waits for items that will not come).
-fn producer(crew: &Crew, me: usize, to_consumer: &SyncSender<Option<Item>>) {
+/// A batch of items.
+type Batch = Vec<Item>;
+
+/// A producer's life: for each job, `items` items made and sent in batches of
+/// [`HANDOFF_BATCH`], then an empty batch as the end marker (sent even if making an item
+/// panicked, so that its consumer never waits for items that will not come).
+fn producer(crew: &Crew, me: usize, empties: &Receiver<Batch>, to_consumer: &SyncSender<Batch>) {
     loop {
         crew.start.wait();
         let Job::Run(source, items) = *lock(&crew.job) else {
@@ -254,16 +269,25 @@ fn producer(crew: &Crew, me: usize, to_consumer: &SyncSender<Option<Item>>) {
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut checksum = 0u8;
-            for _ in 0..items {
-                let (item, t) = produce(source);
-                checksum ^= t;
-                if to_consumer.send(Some(item)).is_err() {
+            let mut left = items;
+            while left > 0 {
+                let Ok(mut batch) = empties.recv() else {
+                    break;
+                };
+                while left > 0 && batch.len() < HANDOFF_BATCH {
+                    let (item, t) = produce(source);
+                    checksum ^= t;
+                    batch.push(item);
+                    left -= 1;
+                }
+                if to_consumer.send(batch).is_err() {
                     break;
                 }
             }
             black_box(checksum)
         }));
-        let _ = to_consumer.send(None);
+        let end = empties.recv().unwrap_or_default();
+        let _ = to_consumer.send(end);
         lock(&crew.reports)[me] = Report {
             received: 0,
             panicked: outcome.is_err(),
@@ -273,8 +297,9 @@ fn producer(crew: &Crew, me: usize, to_consumer: &SyncSender<Option<Item>>) {
     }
 }
 
-/// A consumer's life: for each job, every item touched and dropped until the end marker.
-fn consumer(crew: &Crew, me: usize, from_producer: &Receiver<Option<Item>>) {
+/// A consumer's life: for each job, every item of every batch touched and dropped, each batch
+/// sent back empty, until the empty batch that ends the run.
+fn consumer(crew: &Crew, me: usize, from_producer: &Receiver<Batch>, empties: &SyncSender<Batch>) {
     loop {
         crew.start.wait();
         if let Job::Stop = *lock(&crew.job) {
@@ -282,9 +307,16 @@ fn consumer(crew: &Crew, me: usize, from_producer: &Receiver<Option<Item>>) {
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (mut received, mut checksum) = (0u64, 0u8);
-            while let Ok(Some(item)) = from_producer.recv() {
-                checksum ^= consume(item);
-                received += 1;
+            while let Ok(mut batch) = from_producer.recv() {
+                let end = batch.is_empty();
+                for item in batch.drain(..) {
+                    checksum ^= consume(item);
+                    received += 1;
+                }
+                let _ = empties.send(batch);
+                if end {
+                    break;
+                }
             }
             (received, black_box(checksum))
         }));

@@ -23,8 +23,8 @@ pub use contention::{
 };
 pub use crates::{Contender, Contenders, P13_SIZES};
 pub use handoff::{
-    HANDOFF_CHANNEL, HANDOFF_ITEMS, HANDOFF_PAIRS, Handoff, HandoffRun, HandoffWorkers, Item,
-    consume, produce,
+    HANDOFF_BATCH, HANDOFF_BATCHES, HANDOFF_ITEMS, HANDOFF_PAIRS, Handoff, HandoffRun,
+    HandoffWorkers, Item, consume, produce,
 };
 pub use lines::{
     FIRST_LINE, LINE_BUFFER, LineError, SECOND_LINE, encode_line, line_fresh, line_or_error,
