@@ -125,7 +125,7 @@ fn p12_handoff(run: &Run) -> Vec<Table> {
         lab::fmt::thousands(HANDOFF_ITEMS)
     ));
     table.note(format!(
-        "The shared pool allocated {} buffers during the timed runs (every process's own count, the last shown: its `stats().allocations`, warm-up excluded): a buffer that comes back on the consumer goes to its thread's cache and the one before it to a shard of the bucket's stack, from which the producer takes it.",
+        "Buffers the shared pool allocated during the timed runs, warm-up excluded (this process's `stats().allocations`): {}. A buffer that comes back on the consumer goes to its thread's cache, and the one the cache held before goes to a shard of the bucket's stack, from which the producer takes it.",
         all.iter()
             .map(|p| format!("{} at {}", lab::fmt::thousands(p.pool_allocations), threads_label(p.pairs)))
             .collect::<Vec<_>>()
