@@ -63,11 +63,21 @@ fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_k
         assert_eq!(dropped.allocs, 0, "{source:?}");
     }
     // Across threads: this thread produces, another consumes, through a channel as the
-    // workload's pairs do. After a warm-up pass, neither thread allocates.
+    // workload's pairs do. After a warm-up, neither thread allocates. The warm-up is made
+    // exact: the stacks emptied, then the consumer holds 8 buffers at once and gives them back
+    // (one to its cache, 7 to the stacks, whose storage is allocated then). With 4 items in the
+    // channel and one in each thread's hands, at most 7 of the 8 are ever away from the stacks,
+    // so the producer always finds one there, and the stacks never hold more than 7.
     let items = scaled(500, 6);
     let (to_consumer, from_producer) = sync_channel(4);
+    pool::shared().trim();
     let counts = std::thread::scope(|s| {
         let consumer = s.spawn(move || {
+            drop(
+                (0..8)
+                    .map(|_| produce(Handoff::SharedPool).0)
+                    .collect::<Vec<_>>(),
+            );
             let pass = |n| {
                 for _ in 0..n {
                     let item = from_producer.recv().unwrap();

@@ -10,8 +10,8 @@
 //! it gives every cached buffer back to the pool's shared stacks (within their bound; the rest
 //! are freed), adds its counts to the pool's, and leaves the list.
 //!
-//! Behind the caches, each bucket's shared stack is split into [`SHARDS`] shards, each on cache
-//! lines of its own: a thread pushes onto and pops from its home shard first (threads get their
+//! Behind the caches, each bucket's shared stack is split into [`SHARDS`] shards, stored so that
+//! threads of different home shards work on different cache lines: a thread pushes onto and pops from its home shard first (threads get their
 //! home round-robin, once), then the others, taking each shard's lock with `try_lock` and
 //! waiting for a lock only when every shard it could use was busy. The stacks' byte budget is
 //! kept the same way: each shard holds a credit of bytes reserved in batches from the pool's
@@ -139,9 +139,10 @@ pub(crate) type Stack<T> = Vec<Box<[T]>>;
 /// every machine (regex-automata's pool also keeps 8 stacks).
 pub(crate) const SHARDS: usize = 8;
 
-/// One shard of a bucket's stack, on cache lines of its own so that threads working on
-/// different shards never write to the same line.
-#[repr(align(128))]
+/// One shard of a bucket's stack. The shards are stored row by row: row `s` is shard `s` of
+/// every bucket, the shards a thread whose home is `s` uses, so threads of different homes work
+/// on rows at least 160 bytes long (a row has at least [`MIN_ROW`] entries) and share no cache
+/// line but, at most, the one where a row ends and the next begins.
 struct Shard<T> {
     stack: Mutex<Stack<T>>,
     /// How many buffers `stack` holds, written under its lock after every change: a hint that
@@ -202,12 +203,19 @@ fn home_shard() -> usize {
     })
 }
 
+/// The fewest entries a row of shards has (a pool with fewer buckets leaves the rest unused).
+const MIN_ROW: usize = 4;
+
 /// The part of a pool that threads' caches can outlive the pool's owner with: the shared
 /// stacks, the list of live threads' caches, and the counts of threads that have left.
 pub(crate) struct Inner<T> {
-    /// Bucket `b`'s shards are `shards[b * SHARDS..][..SHARDS]`; bucket `b` holds buffers of
+    /// Shard `s` of bucket `b` is `shards[s * row + b]`; bucket `b` holds buffers of
     /// `MIN_BUCKET_LEN << b` elements.
     shards: Box<[Shard<T>]>,
+    /// How many entries a row of `shards` has: the number of buckets, at least [`MIN_ROW`].
+    row: usize,
+    /// How many buckets there are.
+    buckets: usize,
     pub(crate) limits: Limits,
     /// Bytes of the budget reserved: what the stacks hold plus every shard's credit, so never
     /// less than what the stacks hold, and never more than `limits.max_shared_bytes` (every
@@ -229,8 +237,11 @@ pub(crate) struct Inner<T> {
 
 impl<T> Inner<T> {
     pub(crate) fn new(buckets: usize, limits: Limits) -> Self {
+        let row = buckets.max(MIN_ROW);
         Self {
-            shards: (0..buckets * SHARDS)
+            row,
+            buckets,
+            shards: (0..row * SHARDS)
                 .map(|_| Shard {
                     stack: Mutex::new(Vec::new()),
                     len: AtomicUsize::new(0),
@@ -248,11 +259,12 @@ impl<T> Inner<T> {
         }
     }
 
-    /// Bucket `bucket`'s shards, if there is such a bucket.
-    fn bucket(&self, bucket: usize) -> Option<&[Shard<T>]> {
-        self.shards
-            .get(bucket.checked_mul(SHARDS)?..)?
-            .get(..SHARDS)
+    /// Shard `index` (below [`SHARDS`]) of bucket `bucket`, if there is such a bucket.
+    fn shard(&self, bucket: usize, index: usize) -> Option<&Shard<T>> {
+        if bucket >= self.buckets {
+            return None;
+        }
+        self.shards.get(index * self.row + bucket)
     }
 
     /// How many buffers shard `shard` of any bucket keeps at most: the bucket's
@@ -342,9 +354,9 @@ impl<T> Inner<T> {
     /// push wait, shard by shard. So a push is refused only when the bucket's shards are full
     /// (or, under contention, looked full) or the budget is.
     pub(crate) fn push(&self, bucket: usize, buf: Box<[T]>) -> Result<(), Box<[T]>> {
-        let Some(shards) = self.bucket(bucket) else {
+        if bucket >= self.buckets {
             return Err(buf);
-        };
+        }
         let bytes = mem::size_of_val::<[T]>(&buf);
         let home = home_shard();
         if !self.reserve(home, bytes) {
@@ -355,7 +367,9 @@ impl<T> Inner<T> {
             for i in 0..SHARDS {
                 let index = (home + i) % SHARDS;
                 let max = self.shard_max(index);
-                let shard = &shards[index];
+                let Some(shard) = self.shard(bucket, index) else {
+                    continue;
+                };
                 if shard.len.load(Ordering::Relaxed) >= max {
                     continue;
                 }
@@ -379,11 +393,15 @@ impl<T> Inner<T> {
     /// has one and is free, else from the first other shard that does (stealing); only when
     /// every shard with a buffer is busy does the pop wait, shard by shard.
     pub(crate) fn pop(&self, bucket: usize) -> Option<Box<[T]>> {
-        let shards = self.bucket(bucket)?;
+        if bucket >= self.buckets {
+            return None;
+        }
         let home = home_shard();
         for pass in [Pass::Try, Pass::Wait] {
             for i in 0..SHARDS {
-                let shard = &shards[(home + i) % SHARDS];
+                let Some(shard) = self.shard(bucket, (home + i) % SHARDS) else {
+                    continue;
+                };
                 if shard.len.load(Ordering::Relaxed) == 0 {
                     continue;
                 }
@@ -404,12 +422,10 @@ impl<T> Inner<T> {
     /// How many buffers bucket `bucket`'s stack holds, all its shards together, read without
     /// taking any lock.
     pub(crate) fn stacked(&self, bucket: usize) -> u64 {
-        self.bucket(bucket).map_or(0, |shards| {
-            shards
-                .iter()
-                .map(|shard| shard.len.load(Ordering::Acquire) as u64)
-                .sum()
-        })
+        (0..SHARDS)
+            .filter_map(|index| self.shard(bucket, index))
+            .map(|shard| shard.len.load(Ordering::Acquire) as u64)
+            .sum()
     }
 
     /// Empties every stack, including the stacks' own storage, and returns the buffers' bytes.
