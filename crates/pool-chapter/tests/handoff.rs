@@ -7,7 +7,9 @@ use std::sync::Mutex;
 use std::sync::mpsc::sync_channel;
 
 use lab::count;
-use pool_chapter::workloads::{HIT_BYTES, Handoff, HandoffWorkers, consume, produce};
+use pool_chapter::workloads::{
+    HANDOFF_BATCH, HANDOFF_BATCHES, HIT_BYTES, Handoff, HandoffWorkers, consume, produce,
+};
 
 mod common;
 
@@ -97,12 +99,21 @@ fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_k
         (produced, consumer.join().unwrap())
     });
     assert_eq!((counts.0.allocs, counts.1.allocs), (0, 0));
-    // And the workload's own pairs: the pool's counters cover every thread.
-    let workers = HandoffWorkers::new(2);
-    workers.run(Handoff::SharedPool, items);
+    // And the workload's own pair: the pool's counters cover every thread. Exact again: a
+    // pair has at most `HANDOFF_BATCHES` batches of `HANDOFF_BATCH` items away from the stacks,
+    // and its consumer's cache one buffer more, so that many on the stacks beforehand serve
+    // every interleaving.
+    let workers = HandoffWorkers::new(1);
+    let supply = HANDOFF_BATCHES * HANDOFF_BATCH + 1;
+    pool::shared().trim();
+    drop(
+        (0..=supply)
+            .map(|_| produce(Handoff::SharedPool).0)
+            .collect::<Vec<_>>(),
+    );
     let before = pool::shared().stats();
     workers.run(Handoff::SharedPool, items);
     let after = pool::shared().stats();
-    assert_eq!(after.rents - before.rents, 2 * items);
+    assert_eq!(after.rents - before.rents, items);
     assert_eq!(after.allocations, before.allocations, "warm: no allocation");
 }

@@ -53,8 +53,9 @@ pub const HANDOFF_ITEMS: u64 = 10_000;
 pub const HANDOFF_BATCH: usize = 8;
 
 /// How many batches circulate in each pair (being filled, in the channel, being emptied): the
-/// most buffers in flight is this times [`HANDOFF_BATCH`], 24 per pair, so the shared pool's
-/// stack of the bucket (32 buffers per logical core) keeps every buffer that comes back.
+/// most buffers in flight is this times [`HANDOFF_BATCH`], 24 per pair, so wherever there are
+/// at least as many logical cores as pairs, the shared pool's stack of the bucket (32 buffers
+/// per logical core) has room for every buffer of every pair.
 pub const HANDOFF_BATCHES: usize = 3;
 
 /// One 8 KiB buffer on its way from a producer to a consumer.
