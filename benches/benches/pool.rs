@@ -5,7 +5,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use pool_chapter::workloads::{
     self, CONTENTION_OPS, CONTENTION_THREADS, Contender, Contenders, ContentionWorkers, FIRST_LINE,
-    HIT_BYTES, P10_SIZES, P13_SIZES, Source,
+    HANDOFF_ITEMS, HANDOFF_PAIRS, HIT_BYTES, Handoff, HandoffWorkers, P10_SIZES, P13_SIZES, Source,
 };
 
 fn p1_one_line(c: &mut Criterion) {
@@ -74,6 +74,23 @@ fn p12_contention(c: &mut Criterion) {
     group.finish();
 }
 
+/// P12-handoff: one iteration is one run, as in the experiment: each producer sends
+/// `HANDOFF_ITEMS` items to its consumer; spawning is outside it.
+fn p12_handoff(c: &mut Criterion) {
+    let mut group = c.benchmark_group("P12-handoff");
+    for pairs in HANDOFF_PAIRS {
+        let workers = HandoffWorkers::new(pairs);
+        for source in Handoff::ALL {
+            workers.run(source, HANDOFF_ITEMS); // warm-up
+            let id = BenchmarkId::new(format!("{source:?}"), 2 * pairs);
+            group.bench_function(id, |b| {
+                b.iter(|| workers.run(source, HANDOFF_ITEMS).total_items())
+            });
+        }
+    }
+    group.finish();
+}
+
 /// P13: the same rent, touch and give-back with the pool crates a Rust user would pick.
 fn p13_other_pools(c: &mut Criterion) {
     let mut group = c.benchmark_group("P13");
@@ -92,6 +109,7 @@ criterion_group!(
     p1_one_line,
     p10_by_size,
     p12_contention,
+    p12_handoff,
     p13_other_pools
 );
 criterion_main!(benches);

@@ -10,6 +10,14 @@
 //! it gives every cached buffer back to the pool's shared stacks (within their bound; the rest
 //! are freed), adds its counts to the pool's, and leaves the list.
 //!
+//! Behind the caches, each bucket's shared stack is split into [`SHARDS`] shards, stored so that
+//! threads of different home shards work on different cache lines: a thread pushes onto and pops from its home shard first (threads get their
+//! home round-robin, once), then the others, taking each shard's lock with `try_lock` and
+//! waiting for a lock only when every shard it could use was busy. The stacks' byte budget is
+//! kept the same way: each shard holds a credit of bytes reserved in batches from the pool's
+//! budget, so the one counter every thread shares is touched once per batch, not once per
+//! buffer.
+//!
 //! The slots keep the owner protocol of [`crate::slot`]: only [`Owned`], which this module makes
 //! for the calling thread's own cache and which cannot leave that thread, takes or puts.
 
@@ -19,7 +27,7 @@ use std::marker::PhantomData;
 use std::mem;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
 
 use crate::PoolStats;
 use crate::slot::{self, Slots};
@@ -123,13 +131,35 @@ pub(crate) fn push_bounded<X>(stack: &mut Vec<X>, item: X, max: usize) -> Result
     Ok(())
 }
 
-/// A bucket's shared stack of buffers.
+/// A bucket's shared stack of buffers (one shard of it).
 pub(crate) type Stack<T> = Vec<Box<[T]>>;
+
+/// How many shards each bucket's shared stack is split into, and how many byte credits the
+/// budget is split into: a fixed number, so that what a pool allocates and holds is the same on
+/// every machine (regex-automata's pool also keeps 8 stacks).
+pub(crate) const SHARDS: usize = 8;
+
+/// One shard of a bucket's stack. The shards are stored row by row: row `s` is shard `s` of
+/// every bucket, the shards a thread whose home is `s` uses, so threads of different homes work
+/// on rows at least 160 bytes long (a row has at least [`MIN_ROW`] entries) and share no cache
+/// line but, at most, the one where a row ends and the next begins.
+struct Shard<T> {
+    stack: Mutex<Stack<T>>,
+    /// How many buffers `stack` holds, written under its lock after every change: a hint that
+    /// lets a push skip a full shard and a pop an empty one without taking its lock, and what
+    /// `stats` reads. Exact whenever no push or pop is under way.
+    len: AtomicUsize,
+}
+
+/// One shard's unused share of the byte budget, on a cache line of its own.
+#[repr(align(128))]
+#[derive(Default)]
+struct Credit(AtomicUsize);
 
 /// How a pool's shared stacks are bounded and which buckets its threads cache.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
-    /// How many buffers each stack keeps at most.
+    /// How many buffers each stack keeps at most, all its shards together.
     pub(crate) max_per_bucket: usize,
     /// How many bytes of buffer the stacks keep at most, all buckets together.
     pub(crate) max_shared_bytes: usize,
@@ -137,16 +167,67 @@ pub(crate) struct Limits {
     pub(crate) cache_slots: usize,
 }
 
+/// Whether a pass over a bucket's shards skips a busy shard or waits for its lock.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Try,
+    Wait,
+}
+
+/// Locks `shard` for `pass`: `None` if the pass skips it because another thread holds it.
+fn lock_for<T>(shard: &Shard<T>, pass: Pass) -> Option<MutexGuard<'_, Stack<T>>> {
+    match pass {
+        Pass::Wait => Some(lock(&shard.stack)),
+        Pass::Try => match shard.stack.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        },
+    }
+}
+
+/// The calling thread's home shard, assigned round-robin at its first visit to any pool's
+/// stacks and kept for the life of the thread (the same for every pool).
+fn home_shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static HOME: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    HOME.with(|home| match home.get() {
+        usize::MAX => {
+            let assigned = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+            home.set(assigned);
+            assigned
+        }
+        assigned => assigned,
+    })
+}
+
+/// The fewest entries a row of shards has (a pool with fewer buckets leaves the rest unused).
+const MIN_ROW: usize = 4;
+
 /// The part of a pool that threads' caches can outlive the pool's owner with: the shared
 /// stacks, the list of live threads' caches, and the counts of threads that have left.
 pub(crate) struct Inner<T> {
-    /// Bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
-    pub(crate) stacks: Box<[Mutex<Stack<T>>]>,
+    /// Shard `s` of bucket `b` is `shards[s * row + b]`; bucket `b` holds buffers of
+    /// `MIN_BUCKET_LEN << b` elements.
+    shards: Box<[Shard<T>]>,
+    /// How many entries a row of `shards` has: the number of buckets, at least [`MIN_ROW`].
+    row: usize,
+    /// How many buckets there are.
+    buckets: usize,
     pub(crate) limits: Limits,
-    /// Bytes of buffer on the stacks, all buckets together: reserved before a buffer goes onto
-    /// a stack and released after it comes off, so it is never less than what the stacks hold
-    /// and never more than `limits.max_shared_bytes`.
-    stacked_bytes: AtomicUsize,
+    /// Bytes of the budget reserved: what the stacks hold plus every shard's credit, so never
+    /// less than what the stacks hold, and never more than `limits.max_shared_bytes` (every
+    /// reservation is a compare-and-swap that keeps it within).
+    reserved: AtomicUsize,
+    /// Each shard's reserved bytes not yet used by a buffer: a push takes its buffer's bytes
+    /// from its home shard's credit, a pop adds them to its home shard's credit; `reserved` is
+    /// touched only to refill a credit (by a `batch`) or to give an excess back.
+    credits: Box<[Credit]>,
+    /// How many bytes a credit is refilled by beyond the buffer that asked, and the most it
+    /// keeps after a pop (twice this): an eighth of a shard's share of the budget.
+    batch: usize,
     /// Every live thread's cache. No stack's lock is ever taken while this is held (`stats`
     /// reads the stacks after releasing it), so a thread that starts or exits waits for no stack.
     pub(crate) locals: Mutex<Vec<Arc<Local<T>>>>,
@@ -156,61 +237,214 @@ pub(crate) struct Inner<T> {
 
 impl<T> Inner<T> {
     pub(crate) fn new(buckets: usize, limits: Limits) -> Self {
+        let row = buckets.max(MIN_ROW);
         Self {
-            stacks: (0..buckets).map(|_| Mutex::new(Vec::new())).collect(),
+            row,
+            buckets,
+            shards: (0..row * SHARDS)
+                .map(|_| Shard {
+                    stack: Mutex::new(Vec::new()),
+                    len: AtomicUsize::new(0),
+                })
+                .collect(),
             limits: Limits {
                 cache_slots: limits.cache_slots.min(buckets),
                 ..limits
             },
-            stacked_bytes: AtomicUsize::new(0),
+            reserved: AtomicUsize::new(0),
+            credits: (0..SHARDS).map(|_| Credit::default()).collect(),
+            batch: limits.max_shared_bytes / (8 * SHARDS),
             locals: Mutex::new(Vec::new()),
             counters: Counters::default(),
         }
     }
 
-    /// Keeps `buf` on bucket `bucket`'s stack if the stack has room for one more buffer and
-    /// the stacks together have room for its bytes, or gives it back.
-    pub(crate) fn push(&self, bucket: usize, buf: Box<[T]>) -> Result<(), Box<[T]>> {
-        let Some(stack) = self.stacks.get(bucket) else {
-            return Err(buf);
-        };
-        let bytes = mem::size_of_val::<[T]>(&buf);
-        // Room in the byte budget first, shared by every bucket's stack: a compare-and-swap
-        // loop, so that the budget is never exceeded, not even for a moment.
-        let max = self.limits.max_shared_bytes;
-        let reserved =
-            self.stacked_bytes
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
-                    held.checked_add(bytes).filter(|&total| total <= max)
-                });
-        if reserved.is_err() {
-            return Err(buf);
+    /// Shard `index` (below [`SHARDS`]) of bucket `bucket`, if there is such a bucket.
+    fn shard(&self, bucket: usize, index: usize) -> Option<&Shard<T>> {
+        if bucket >= self.buckets {
+            return None;
         }
-        push_bounded(&mut lock(stack), buf, self.limits.max_per_bucket).inspect_err(|_| {
-            self.stacked_bytes.fetch_sub(bytes, Ordering::Relaxed);
-        })
+        self.shards.get(index * self.row + bucket)
     }
 
-    /// Takes a buffer from bucket `bucket`'s stack.
+    /// How many buffers shard `shard` of any bucket keeps at most: the bucket's
+    /// `max_per_bucket` split as evenly as it goes, so the shards together keep exactly that.
+    fn shard_max(&self, shard: usize) -> usize {
+        let max = self.limits.max_per_bucket;
+        max / SHARDS + usize::from(shard < max % SHARDS)
+    }
+
+    /// Takes `bytes` from the budget, or `false` if they do not fit in what is left of it.
+    fn take_budget(&self, bytes: usize) -> bool {
+        let max = self.limits.max_shared_bytes;
+        self.reserved
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                held.checked_add(bytes).filter(|&total| total <= max)
+            })
+            .is_ok()
+    }
+
+    /// Reserves `bytes` for a buffer about to go onto a stack: from the home shard's credit,
+    /// else from the budget with a batch more for the credit, else exactly `bytes`, else —
+    /// when the budget is nearly used — after every shard's credit has been given back to it.
+    /// `false` only if `bytes` do not fit beside what the stacks hold and the credits other
+    /// threads are using right now.
+    fn reserve(&self, home: usize, bytes: usize) -> bool {
+        let Some(credit) = self.credits.get(home) else {
+            return false;
+        };
+        let from_credit = credit
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                c.checked_sub(bytes)
+            });
+        if from_credit.is_ok() {
+            return true;
+        }
+        if self.batch > 0 && self.take_budget(bytes.saturating_add(self.batch)) {
+            credit.0.fetch_add(self.batch, Ordering::Relaxed);
+            return true;
+        }
+        if self.take_budget(bytes) {
+            return true;
+        }
+        self.reclaim_credits();
+        self.take_budget(bytes)
+    }
+
+    /// Gives `bytes` (of a buffer taken off a stack, or reserved for one that was not kept) to
+    /// the home shard's credit, and what the credit holds beyond one batch back to the budget
+    /// once it holds more than two.
+    fn release(&self, home: usize, bytes: usize) {
+        let Some(credit) = self.credits.get(home) else {
+            return;
+        };
+        let held = credit
+            .0
+            .fetch_add(bytes, Ordering::Relaxed)
+            .saturating_add(bytes);
+        if held > 2 * self.batch {
+            let keep = self.batch;
+            if let Ok(before) = credit
+                .0
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                    (c > keep).then_some(keep)
+                })
+            {
+                self.reserved.fetch_sub(before - keep, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Gives every shard's unused credit back to the budget.
+    fn reclaim_credits(&self) {
+        for credit in self.credits.iter() {
+            let spare = credit.0.swap(0, Ordering::Relaxed);
+            if spare > 0 {
+                self.reserved.fetch_sub(spare, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Keeps `buf` on bucket `bucket`'s stack if the stack has room for one more buffer and
+    /// the stacks together have room for its bytes, or gives it back.
+    ///
+    /// The buffer goes onto the calling thread's home shard if it has room and is free, else
+    /// onto the first other shard that is; only when every shard with room is busy does the
+    /// push wait, shard by shard. So a push is refused only when the bucket's shards are full
+    /// (or, under contention, looked full) or the budget is.
+    pub(crate) fn push(&self, bucket: usize, buf: Box<[T]>) -> Result<(), Box<[T]>> {
+        if bucket >= self.buckets {
+            return Err(buf);
+        }
+        let bytes = mem::size_of_val::<[T]>(&buf);
+        let home = home_shard();
+        if !self.reserve(home, bytes) {
+            return Err(buf);
+        }
+        let mut buf = buf;
+        for pass in [Pass::Try, Pass::Wait] {
+            for i in 0..SHARDS {
+                let index = (home + i) % SHARDS;
+                let max = self.shard_max(index);
+                let Some(shard) = self.shard(bucket, index) else {
+                    continue;
+                };
+                if shard.len.load(Ordering::Relaxed) >= max {
+                    continue;
+                }
+                let Some(mut stack) = lock_for(shard, pass) else {
+                    continue;
+                };
+                match push_bounded(&mut stack, buf, max) {
+                    Ok(()) => {
+                        shard.len.store(stack.len(), Ordering::Release);
+                        return Ok(());
+                    }
+                    Err(refused) => buf = refused,
+                }
+            }
+        }
+        self.release(home, bytes);
+        Err(buf)
+    }
+
+    /// Takes a buffer from bucket `bucket`'s stack: from the calling thread's home shard if it
+    /// has one and is free, else from the first other shard that does (stealing); only when
+    /// every shard with a buffer is busy does the pop wait, shard by shard.
     pub(crate) fn pop(&self, bucket: usize) -> Option<Box<[T]>> {
-        let buf = lock(self.stacks.get(bucket)?).pop()?;
-        self.stacked_bytes
-            .fetch_sub(mem::size_of_val::<[T]>(&buf), Ordering::Relaxed);
-        Some(buf)
+        if bucket >= self.buckets {
+            return None;
+        }
+        let home = home_shard();
+        for pass in [Pass::Try, Pass::Wait] {
+            for i in 0..SHARDS {
+                let Some(shard) = self.shard(bucket, (home + i) % SHARDS) else {
+                    continue;
+                };
+                if shard.len.load(Ordering::Relaxed) == 0 {
+                    continue;
+                }
+                let Some(mut stack) = lock_for(shard, pass) else {
+                    continue;
+                };
+                if let Some(buf) = stack.pop() {
+                    shard.len.store(stack.len(), Ordering::Release);
+                    drop(stack);
+                    self.release(home, mem::size_of_val::<[T]>(&buf));
+                    return Some(buf);
+                }
+            }
+        }
+        None
+    }
+
+    /// How many buffers bucket `bucket`'s stack holds, all its shards together, read without
+    /// taking any lock.
+    pub(crate) fn stacked(&self, bucket: usize) -> u64 {
+        (0..SHARDS)
+            .filter_map(|index| self.shard(bucket, index))
+            .map(|shard| shard.len.load(Ordering::Acquire) as u64)
+            .sum()
     }
 
     /// Empties every stack, including the stacks' own storage, and returns the buffers' bytes.
-    /// Each stack is taken under its lock and freed after the lock is released, so freeing
+    /// Each shard is taken under its lock and freed after the lock is released, so freeing
     /// large buffers never holds up a rent or a give-back of that bucket.
     pub(crate) fn empty_stacks(&self) -> u64 {
         let mut freed = 0;
-        for stack in self.stacks.iter() {
-            let taken = mem::take(&mut *lock(stack));
+        for shard in self.shards.iter() {
+            let taken = {
+                let mut stack = lock(&shard.stack);
+                shard.len.store(0, Ordering::Release);
+                mem::take(&mut *stack)
+            };
             let bytes: usize = taken.iter().map(|buf| mem::size_of_val::<[T]>(buf)).sum();
-            self.stacked_bytes.fetch_sub(bytes, Ordering::Relaxed);
+            self.reserved.fetch_sub(bytes, Ordering::Relaxed);
             freed += bytes as u64;
             drop(taken);
         }
+        self.reclaim_credits();
         freed
     }
 }

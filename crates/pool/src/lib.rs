@@ -91,9 +91,11 @@ pub struct PoolConfig {
     /// buffer, not what the pool retains: that is `max_per_bucket`, `max_shared_bytes`,
     /// `thread_cache_max_len` and `thread_cache_max_bytes`.
     pub max_len: usize,
-    /// How many buffers each bucket's shared stack keeps. Returns beyond it are freed and
-    /// counted in [`PoolStats::discarded`]. Any value is accepted: the stacks' storage grows as
-    /// buffers come back and never past this bound.
+    /// How many buffers each bucket's shared stack keeps, all its shards together (each of
+    /// the 8 shards keeps an eighth of it, the remainder going to the first shards, and a
+    /// give-back that finds its thread's shard full goes to another). Returns beyond it are
+    /// freed and counted in [`PoolStats::discarded`]. Any value is accepted: the stacks'
+    /// storage grows as buffers come back and never past this bound.
     pub max_per_bucket: usize,
     /// How many bytes of buffer the shared stacks keep, all buckets together. A give-back that
     /// would take them past it is freed and counted in [`PoolStats::discarded`], so a burst of
@@ -106,8 +108,9 @@ pub struct PoolConfig {
     /// power of two of at least [`MIN_BUCKET_LEN`], like `max_len`). Each live thread that uses
     /// the pool keeps at most one buffer per bucket up to it — the hit path, with no lock —
     /// until it exits; buffers of larger buckets go straight to the shared stacks, behind one
-    /// lock per bucket. `0`: no thread cache at all (every rent and give-back takes its
-    /// bucket's lock, and no thread registers anything).
+    /// lock per shard of each bucket's stack. `0`: no thread cache at all (every rent and
+    /// give-back takes the lock of a shard of its bucket's stack, and no thread registers
+    /// anything).
     pub thread_cache_max_len: usize,
     /// The largest buffer a thread keeps in a cache of its own, in bytes: a thread caches the
     /// buckets up to `thread_cache_max_len` whose buffers are at most this many bytes (rounded
@@ -1260,8 +1263,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// makes the counts consistent (see [`PoolStats`]). Threads cannot join or leave the pool
     /// while the counters and the caches are read (a few loads per live thread, under the lock
     /// of the pool's list of threads); the shared stacks are read after that lock is released,
-    /// one stack's lock at a time, so a thread that starts or exits never waits behind the
-    /// stacks.
+    /// from each shard's count of buffers and without taking any stack's lock, so a thread
+    /// that starts or exits never waits behind the stacks and a rent never waits behind
+    /// `stats`.
     ///
     /// # Examples
     ///
@@ -1305,9 +1309,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             }
             stats
         };
-        // The list's lock is released: now each stack, one lock at a time.
-        for (stack, bucket) in self.inner.stacks.iter().zip(&mut buckets) {
-            bucket.stacked_buffers = lock(stack).len() as u64;
+        // The list's lock is released: now each stack, from its shards' counts (no lock).
+        for (index, bucket) in buckets.iter_mut().enumerate() {
+            bucket.stacked_buffers = self.inner.stacked(index);
         }
         for bucket in &mut buckets {
             let buffers = bucket.cached_buffers + bucket.stacked_buffers;

@@ -5,7 +5,7 @@
 //! One file per topic: `bytes.rs` (P1–P3: what a buffer costs, counted), `tenancy.rs` (P4–P6:
 //! stale data, the contract, error paths), `limits.rs` (P7–P9: how many, how large, what is
 //! kept), `hit.rs` (P9-time, P10-hit: the hit path beside stack arrays and the allocator),
-//! `by_size.rs` (P10), `threads.rs` (P12), `crates.rs` (P13) and `verdicts.rs` (X1-pool and
+//! `by_size.rs` (P10), `threads.rs` (P12), `handoff.rs` (P12-handoff), `crates.rs` (P13) and `verdicts.rs` (X1-pool and
 //! P11, read from the timing runs before them). The decision rules are [`crate::decisions`].
 
 use std::hint::black_box;
@@ -17,6 +17,7 @@ use pool::BufferPool;
 mod by_size;
 mod bytes;
 mod crates;
+mod handoff;
 mod hit;
 mod limits;
 mod tenancy;
@@ -204,6 +205,18 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p12_each_of_1_2_and_4_workers_does_its_operations_for_every_source,
             p12_the_pools_allocate_nothing_per_operation_and_a_fresh_vec_8_kib,
+        ),
+        allocator_sensitive: true,
+        needs: &[],
+    },
+    Experiment {
+        id: "P12-handoff",
+        kind: Kind::Time,
+        title: "Handoff: 8 KiB rented on one thread and given back on another, through a channel, at 2 and 4 threads",
+        function: handoff::P12_HANDOFF,
+        pinned_by: pins!("pool-chapter/tests/handoff.rs":
+            p12_handoff_every_pair_hands_over_its_items_for_every_source,
+            p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_kib,
         ),
         allocator_sensitive: true,
         needs: &[],

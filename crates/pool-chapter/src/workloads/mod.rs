@@ -8,10 +8,11 @@
 //!
 //! One file per topic: `lines.rs` (the order line's buffer: P1, P6, P7), `tenancy.rs` (the
 //! previous tenant's data and secrets: P4, P5), `touch.rs` (the hit path's touch and the timed
-//! ways to get a buffer, from one reused `Vec` to a fresh zeroed one: P9-time, P10, P10-hit), `contention.rs` (P12) and `crates.rs` (P13).
+//! ways to get a buffer, from one reused `Vec` to a fresh zeroed one: P9-time, P10, P10-hit), `contention.rs` (P12), `handoff.rs` (P12-handoff) and `crates.rs` (P13).
 
 mod contention;
 mod crates;
+mod handoff;
 mod lines;
 mod tenancy;
 mod touch;
@@ -21,6 +22,10 @@ pub use contention::{
     contention, contention_op,
 };
 pub use crates::{Contender, Contenders, P13_SIZES};
+pub use handoff::{
+    HANDOFF_BATCH, HANDOFF_BATCHES, HANDOFF_ITEMS, HANDOFF_PAIRS, Handoff, HandoffRun,
+    HandoffWorkers, Item, consume, produce,
+};
 pub use lines::{
     FIRST_LINE, LINE_BUFFER, LineError, SECOND_LINE, encode_line, line_fresh, line_or_error,
     line_or_error_forgetting, line_or_panic, line_pooled, line_stack, lines, rent_many,
