@@ -241,7 +241,7 @@ fn p3_cold_to_warm(run: &Run) -> Vec<Table> {
         thousands(one_off)
     ));
     table.note("The seed's 184 B is its first `Rent` alone: .NET sets up the thread's cache in its first `Return`, which the seed did not count apart. Its loop measured a first rent and return together at 768 B, a figure it says is not a constant; its repeatable one-off total is 608 + 184 = 792 B, without that `Return`.");
-    table.note("A bucket's shared stack takes no memory until a buffer first goes down to it: its storage is allocated then, for 4 buffers, and doubles as more come back, up to `max_per_bucket`.");
+    table.note("A bucket's shared stack takes no memory until a buffer first goes down to it: its storage is allocated then, for 4 buffers, and doubles as more come back, up to its shard's share of `max_per_bucket`.");
     table.note("The steps run on a thread of their own (and the curve below on another), so their first rent is that thread's first use of any pool: the counts do not depend on what ran before.");
     table.note(SEED_ITALIC);
     vec![table, on_a_new_thread(p3_curve)]
