@@ -77,9 +77,12 @@ pub const POOLED_LARGEST_BUCKET: usize = bucket(MAX_RECEIPT);
 /// largest bucket's buffer past the receipt, is not).
 pub const POOLED_BUFFERS: usize = 2 * POOLED_LARGEST_BUCKET - bucket(POOLED_FIRST_RENT);
 
-/// The pool's own tables (its buckets' stacks and a thread's cache for it): an allowance, not a
-/// constant of the code; `r4_the_pools_own_tables_fit_their_allowance` pins it.
-pub const POOL_TABLES: usize = 4096;
+/// The pool's own tables: every bucket's stack in its shards (a lock and a length for each of
+/// 8 shards of each of the 21 buckets up to `pool::SHARED_MAX_LEN`), a cache line of byte credit
+/// per shard, the storage of the stacks that keep a buffer, and a thread's cache for the pool
+/// (about 9.5 KB with 64-bit pointers). An allowance, not a constant of the code:
+/// `r4_the_pools_own_tables_fit_their_allowance` pins it.
+pub const POOL_TABLES: usize = 16 * 1024;
 
 /// The `stack` strategy's receipt text once it spills from its inline buffer
 /// ([`STACK_ORDER_BYTES`], on the stack): a `SmallVec` grows to the power of two above what it
