@@ -432,9 +432,19 @@ pub enum BoundVerdict {
 }
 
 /// The roundest number at or below `x` (≥ 1): 1, 1.5, 2, 3 or 5 times a power of ten.
+///
+/// The power of ten is found by multiplying and dividing by ten, which IEEE 754 rounds exactly
+/// the same way everywhere (`log10` and `powi` need not, and do not under Miri), so a bound is
+/// the same on every machine.
 pub fn round_bound(x: f64) -> f64 {
     const STEPS: [f64; 6] = [1.0, 1.5, 2.0, 3.0, 5.0, 10.0];
-    let decade = 10f64.powi(x.log10().floor() as i32);
+    let mut decade = 1.0_f64;
+    while decade * 10.0 <= x {
+        decade *= 10.0;
+    }
+    while decade > x && decade > f64::MIN_POSITIVE {
+        decade /= 10.0;
+    }
     STEPS
         .iter()
         .map(|s| s * decade)
