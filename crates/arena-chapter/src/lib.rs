@@ -157,11 +157,27 @@ pub fn bump_per_item<const COPY: u8>(n: usize) -> u64 {
 #[inline(never)]
 pub fn bump_with_capacity<const COPY: u8>(n: usize) -> u64 {
     black_box(COPY);
-    let bump = Bump::with_capacity(n * (size_of::<Node>() + size_of::<&Node>()));
+    let bump = Bump::with_capacity(arena_bytes(n));
     nodes_in_bump(&bump, n)
 }
 
-/// The body of the two rows above: a slice of `n` pointers in `bump`, each to a node allocated
+/// One `bumpalo` allocation per node in an arena the caller owns and passes to every run:
+/// [`Bump::reset`] at the start of each run frees its nodes at once and keeps its chunk, so once
+/// the chunk holds `n` nodes and their pointers a run allocates nothing. The arena's answer to
+/// [`reused_vec`]: the same body as [`bump_per_item`], on an arena that lives across runs.
+#[inline(never)]
+pub fn bump_reset<const COPY: u8>(bump: &mut Bump, n: usize) -> u64 {
+    black_box(COPY);
+    bump.reset();
+    nodes_in_bump(bump, n)
+}
+
+/// The bytes an arena needs for `n` nodes and a slice of `n` pointers to them, in one chunk.
+pub fn arena_bytes(n: usize) -> usize {
+    n * (size_of::<Node>() + size_of::<&Node>())
+}
+
+/// The body of the rows above: a slice of `n` pointers in `bump`, each to a node allocated
 /// in `bump` (`Bump::alloc` is `#[inline(always)]`, so each allocation is inlined here).
 #[inline(always)]
 pub fn nodes_in_bump(bump: &Bump, n: usize) -> u64 {
@@ -254,6 +270,8 @@ pub enum Body {
     Allocates(fn(usize) -> u64),
     /// `f(&mut nodes, n)`: it fills a `Vec` its caller owns and passes to every run.
     Reuses(fn(&mut Vec<Node>, usize) -> u64),
+    /// `f(&mut bump, n)`: it fills an arena its caller owns and passes to every run.
+    ResetsArena(fn(&mut Bump, usize) -> u64),
 }
 
 /// One copy of one of A1's ways, ready to run: the caller of its function. For a way that
@@ -267,15 +285,22 @@ pub enum Runner {
     Allocates(fn(usize) -> u64),
     /// A way that fills a `Vec` its caller owns, and that `Vec`, shared by both copies.
     Reuses(fn(&mut Vec<Node>, usize) -> u64, Rc<RefCell<Vec<Node>>>),
+    /// A way that fills an arena its caller owns, and that arena, shared by both copies.
+    ResetsArena(fn(&mut Bump, usize) -> u64, Rc<RefCell<Bump>>),
 }
 
 impl Runner {
-    /// A runner of `body`, with room for `n` nodes if it reuses a `Vec`: two allocations then,
-    /// the `Vec`'s `n` nodes and the shared cell that holds it; none otherwise.
+    /// A runner of `body`, with room for `n` nodes if it reuses a `Vec` or an arena: two
+    /// allocations then, the `Vec`'s `n` nodes (or the arena's one chunk, [`arena_bytes`]) and
+    /// the shared cell that holds it; none otherwise.
     pub fn new(body: Body, n: usize) -> Self {
         match body {
             Body::Allocates(f) => Self::Allocates(f),
             Body::Reuses(f) => Self::Reuses(f, Rc::new(RefCell::new(Vec::with_capacity(n)))),
+            Body::ResetsArena(f) => Self::ResetsArena(
+                f,
+                Rc::new(RefCell::new(Bump::with_capacity(arena_bytes(n)))),
+            ),
         }
     }
 
@@ -283,6 +308,9 @@ impl Runner {
     fn sharing(&self, body: Body, n: usize) -> Self {
         match (body, self) {
             (Body::Reuses(f), Self::Reuses(_, nodes)) => Self::Reuses(f, Rc::clone(nodes)),
+            (Body::ResetsArena(f), Self::ResetsArena(_, bump)) => {
+                Self::ResetsArena(f, Rc::clone(bump))
+            }
             _ => Self::new(body, n),
         }
     }
@@ -293,14 +321,15 @@ impl Runner {
         match self {
             Self::Allocates(f) => f(n),
             Self::Reuses(f, nodes) => f(&mut nodes.borrow_mut(), n),
+            Self::ResetsArena(f, bump) => f(&mut bump.borrow_mut(), n),
         }
     }
 
     /// The capacity, in nodes, of the `Vec` this runner passes to its way (0 for a way that
-    /// allocates its own).
+    /// allocates its own or fills an arena).
     pub fn capacity(&self) -> usize {
         match self {
-            Self::Allocates(_) => 0,
+            Self::Allocates(_) | Self::ResetsArena(..) => 0,
             Self::Reuses(_, nodes) => nodes.borrow().capacity(),
         }
     }
@@ -322,8 +351,8 @@ impl Way<Body> {
 }
 
 /// A way named after its generic function (which must be in scope), so the bench's name cannot
-/// drift from the code. `way!(f, label)` is a plain function (A6); `way!(Allocates f, label)`
-/// and `way!(Reuses f, label)` are A1's, a [`Body`].
+/// drift from the code. `way!(f, label)` is a plain function (A6); `way!(Allocates f, label)`,
+/// `way!(Reuses f, label)` and `way!(ResetsArena f, label)` are A1's, a [`Body`].
 macro_rules! way {
     ($function:ident, $label:expr) => {
         $crate::Way {
@@ -371,6 +400,11 @@ pub mod ways {
     pub const BOX_PER_ITEM: Way = way!(Allocates box_per_item, "one `Box` per item");
     /// [`bump_per_item`].
     pub const BUMP_PER_ITEM: Way = way!(Allocates bump_per_item, "`bumpalo`, one `alloc` per item");
+    /// [`bump_reset`]: timed in a pair with [`REUSED_VEC`] (A1-reuse), not in A1's round.
+    pub const BUMP_RESET: Way = way!(
+        ResetsArena bump_reset,
+        "`bumpalo`, one arena kept and `reset()` per run"
+    );
     /// [`bump_through_dyn`].
     pub const BUMP_THROUGH_DYN: Way = way!(
         Allocates bump_through_dyn,

@@ -100,6 +100,31 @@ fn a1_reuse_both_copies_of_the_reused_vec_fill_one_buffer() {
     assert_eq!((fresh.capacity(), fresh_twin.capacity()), (0, 0));
 }
 
+/// A1-reuse: the reset arena is made once, one chunk for the run's nodes and their pointers and
+/// the cell its two copies share, and then allocates nothing in any run, the first included:
+/// `Bump::reset` keeps the chunk. Both copies fill that one arena and compute A1's checksum.
+#[test]
+fn a1_reuse_the_reset_arena_allocates_once_before_its_runs_and_nothing_in_them() {
+    let ([mut original, mut twin], made) = count(|| ways::BUMP_RESET.runners(NN));
+    assert_eq!(
+        calls(made),
+        (2, 0, 0),
+        "one chunk and one cell, for both copies"
+    );
+    assert!(made.bytes_allocated >= arena_bytes(NN) as u64);
+    let expected = ways::PUSH_RESERVED.runner(NN).run(NN);
+    for run in 0..3 {
+        let ((a, b), s) = count(|| (original.run(NN), twin.run(NN)));
+        assert_eq!((a, b), (expected, expected), "run {run}");
+        assert_eq!((calls(s), s.bytes_allocated), ((0, 0, 0), 0), "run {run}");
+    }
+    let fresh = counted(&ways::BUMP_PER_ITEM, NN);
+    assert!(
+        fresh.allocs > 1,
+        "a fresh `Bump::new()` grows chunk by chunk"
+    );
+}
+
 /// A1, A1-counts: the reused `Vec` and `Vec::with_capacity` then push run the same pushes and
 /// the same checksum; what differs is the fresh one's allocation and free of N nodes, every run.
 #[test]

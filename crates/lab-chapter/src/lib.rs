@@ -42,8 +42,8 @@ pub static CHAPTER: Chapter = Chapter {
             says: "a fresh zeroed 2 KiB heap buffer, against touching a buffer you already own",
         },
         Cited {
-            key: "M6 · `format!` of the order line: the faster of",
-            says: "the faster of a dev build and a release build of the same `format!` call",
+            key: "M6 · 200,000 × `Vec::<u64>::push`, no reserve: the dev build /",
+            says: "200,000 pushes onto a `Vec`, timed in a dev build against the same code in a release build",
         },
         Cited {
             key: "M7 · the deleted benchmark cannot be told apart",
@@ -75,8 +75,8 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "You time a change",
             action: "Build with `--release`, and write the profile beside the figure",
             because: Cited {
-                key: "M6 · `format!` of the order line: the faster of",
-                says: "the faster build for the same `format!` call",
+                key: "M6 · 200,000 × `Vec::<u64>::push`, no reserve: the dev build /",
+                says: "a dev build against a release build of the same generic code",
             },
         },
         Decision {

@@ -63,7 +63,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
-            says: "Above 128 items, the sizes at which the hybrid's warm pool hit beats a `SmallVec` that allocates and zeroes (they differ in both)",
+            says: "Above 128 items, the sizes at which the hybrid (a stack array up to 128 items, a buffer rented from a warm pool above) beats a `SmallVec`, which spills to a fresh zeroed heap buffer (they differ in both: reuse and zeroing)",
         },
     ],
     decisions: &[

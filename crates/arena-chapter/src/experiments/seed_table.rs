@@ -14,8 +14,8 @@ use lab::{AllocStats, Kind, Table, count};
 
 use super::{SEED_ITALIC, noise_columns, noise_note};
 use crate::ways::{
-    BOX_PER_ITEM, BUMP_PER_ITEM, BUMP_THROUGH_DYN, ONE_ALLOCATION, POOL_PER_ITEM, PUSH_NO_RESERVE,
-    PUSH_RESERVED, REUSED_VEC, TYPED_ARENA_PER_ITEM, U64S_EXTENDED,
+    BOX_PER_ITEM, BUMP_PER_ITEM, BUMP_RESET, BUMP_THROUGH_DYN, ONE_ALLOCATION, POOL_PER_ITEM,
+    PUSH_NO_RESERVE, PUSH_RESERVED, REUSED_VEC, TYPED_ARENA_PER_ITEM, U64S_EXTENDED,
 };
 use crate::{N, WAYS, Way};
 
@@ -115,7 +115,7 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
 }
 
 /// Where A1's reused row differs from its neighbours in more than its memory strategy.
-const COLDER: &str = "The reused `Vec`'s row here is not its comparison: in A1's round-robin its block was last written a whole round earlier, so it starts colder than the fresh blocks (appendix); A1-reuse times it against the arena with each block as warm as the other.";
+const COLDER: &str = "The reused `Vec`'s row here is not its comparison: in A1's round-robin its block was last written a whole round earlier, while each fresh block is usually the one the way before it has just freed (appendix); A1-reuse times it in pairs, each block written every other run.";
 
 /// A1's one line on the seed: its medians for the rows it has, and where to find ours.
 fn seed_line() -> String {
@@ -177,7 +177,7 @@ fn cost_plot(m: &Measured) -> Plot {
 }
 
 /// A1-reuse's pairs: each way timed against the reused `Vec` in a run of its own.
-const PAIRS: [Way; 2] = [PUSH_RESERVED, BUMP_PER_ITEM];
+const PAIRS: [Way; 3] = [PUSH_RESERVED, BUMP_PER_ITEM, BUMP_RESET];
 
 /// A pair: the reused `Vec` and `other`, alone in one timing run. With two ways the round
 /// alternates between the reused `Vec`'s buffer (both of its copies fill the same one) and the
@@ -240,17 +240,18 @@ fn reuse_table(pairs: &[Measured]) -> Table {
         .table(
             "A1-reuse",
             Kind::Time,
-            "The reused `Vec` against a fresh one and against the arena, timed in pairs",
+            "The reused `Vec` against a fresh one and against the arena, fresh and reused, timed in pairs",
             &rows,
         );
     table.note(pairs[0].protocol_note());
     if let Some(why) = &pairs[0].live().instructions_note {
         table.note(why.clone());
     }
-    table.note("Each row is a timing run of two ways, each block written every other run. Above 1× the reused `Vec` is faster. `Vec::with_capacity` runs the same body on a fresh, unzeroed block. Instructions: callgrind's, per run.");
+    table.note("Each row is a timing run of two ways, each block written every other run. Above 1× the reused `Vec` is faster. `Vec::with_capacity` runs the same body on a fresh, unzeroed block. The two `bumpalo` rows run the same body, one on a fresh `Bump::new()` per run, the other on one arena sized once for the run's nodes and `reset()` at its start (it allocates nothing once made). Instructions: callgrind's, per run.");
     for (way, what) in [
         (PUSH_RESERVED, "a fresh `Vec::with_capacity`"),
         (BUMP_PER_ITEM, "`bumpalo`, one `alloc` per item"),
+        (BUMP_RESET, "one `bumpalo` arena kept and `reset()` per run"),
     ] {
         let m = pair_of(pairs, &way);
         m.conclude_under_each(

@@ -61,11 +61,11 @@ pub static CHAPTER: Chapter = Chapter {
             },
         },
         Decision {
-            situation: "Buffers that cross threads or outlive the call that fills them",
-            action: "A pool: rent, and give back (chapter 3)",
+            situation: "Buffers that outlive the call that fills them, or that code you do not own asks for",
+            action: "A pool: rent, and give back (chapter 3); for a buffer handed to another thread, time the hand-off in your program first",
             because: Cited {
-                key: "pool:P12 · under glibc, the thread counts at which `pool::shared()` beats a fresh, unzeroed",
-                says: "Chapter 3: the thread counts at which the shared pool beats a fresh unzeroed 8 KiB buffer",
+                key: "pool:P10-hit · under glibc, at 8 KiB, the faster of the pool's hit path and a fresh, unzeroed",
+                says: "Chapter 3: at 8 KiB, the faster of a warm rent and a fresh, unzeroed buffer",
             },
         },
         Decision {
