@@ -144,7 +144,7 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
     let mimalloc = BySize::under(&runs, Allocator::Mimalloc);
     let mut table = run.own(columns().table("P10", Kind::Time, "", &runs));
     table.note(runs[0].measured.protocol_note());
-    table.note(format!("Each size is its own run. Every buffer gets the same touch (first and last byte written, then read). Both pools are warm: up to {} B a rent is served from the thread's own cache, above it (the last row) from its bucket's shared stack, behind a lock.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
+    table.note(format!("Each size is its own run. Every buffer gets the same touch (first and last byte written, then read). Both pools are warm: up to {} B a rent is served from the thread's own cache, above it (the last row) from its bucket's shared stack, behind a lock. The touch writes two bytes, so a fresh buffer's cost here is its allocation and at most two first-touched pages: a program that writes all n bytes of a fresh large buffer also pays a page fault for every page it first writes, which a warm buffer, already written, does not; P10 does not time that.", lab::fmt::thousands(shared().largest_cached_bucket() as u64)));
     table.note(bytes_note());
     table.note(noise_note(&runs));
     table.note("The ratio is taken against the unzeroed buffer, since a rent zeroes nothing. A pool sized for n (seed 003's `ArrayPool.Create(n + 1, 10)`) is drawn in the figure, not printed. The same runs under mimalloc: P10-mimalloc, in the appendix.");
