@@ -26,11 +26,13 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::marker::PhantomData;
 use std::mem;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
 
 use crate::PoolStats;
 use crate::slot::{self, Slots};
+#[cfg(shuttle)]
+use crate::sync::LocalCell;
+use crate::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak, thread_local};
 
 pub(crate) fn lock<X>(mutex: &Mutex<X>) -> MutexGuard<'_, X> {
     // Every critical section leaves the state consistent (a push, a pop, a list edit), so a
@@ -189,7 +191,14 @@ fn lock_for<T>(shard: &Shard<T>, pass: Pass) -> Option<MutexGuard<'_, Stack<T>>>
 /// The calling thread's home shard, assigned round-robin at its first visit to any pool's
 /// stacks and kept for the life of the thread (the same for every pool).
 fn home_shard() -> usize {
+    #[cfg(not(shuttle))]
     static NEXT: AtomicUsize = AtomicUsize::new(0);
+    // Under shuttle, a counter of its own for every execution, so that each execution assigns
+    // the same homes and a failing schedule replays.
+    #[cfg(shuttle)]
+    shuttle::lazy_static! {
+        static ref NEXT: AtomicUsize = AtomicUsize::new(0);
+    }
     thread_local! {
         static HOME: Cell<usize> = const { Cell::new(usize::MAX) };
     }

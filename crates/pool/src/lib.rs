@@ -13,6 +13,7 @@ pub mod contract;
 mod guard;
 #[allow(unsafe_code)]
 mod slot;
+mod sync;
 mod vec_pool;
 
 use std::collections::TryReserveError;
@@ -597,6 +598,7 @@ pub fn bucket_capacity(len: usize) -> Option<usize> {
 }
 
 /// Ids for the thread caches of pools other than [`shared`] (whose id is 0); never reused.
+// std's atomic in every build, concurrency models included: ids are only compared.
 static NEXT_ID: AtomicU64 = AtomicU64::new(SHARED_ID + 1);
 
 impl<T: Copy + Default + Send + 'static> BufferPool<T> {
@@ -1421,6 +1423,8 @@ fn count_discarded_return(counters: &Counters) {
 /// ```
 #[inline]
 pub fn shared() -> &'static BufferPool<u8> {
+    // std's `OnceLock` in every build: a pool in a static would outlive a concurrency model's
+    // execution, so the models (`--cfg shuttle`) use pools of their own (see `sync`).
     static SHARED: OnceLock<BufferPool<u8>> = OnceLock::new();
     SHARED.get_or_init(|| match BufferPool::with_id(shared_config(), SHARED_ID) {
         Ok(pool) => pool,

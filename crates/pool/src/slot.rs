@@ -16,9 +16,9 @@
 use std::marker::PhantomData;
 use std::ptr;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::MIN_BUCKET_LEN;
+use crate::sync::atomic::{AtomicPtr, Ordering};
 
 /// Slot `b`, of capacity `MIN_BUCKET_LEN << b`, is the entry at the base-2 logarithm of its
 /// capacity, `b + SHIFT`.

@@ -5,10 +5,10 @@ use std::convert::Infallible;
 use std::fmt;
 use std::mem;
 use std::ops::{Deref, DerefMut};
-use std::sync::Mutex;
-use std::sync::atomic::Ordering;
 
 use crate::cache::{Counters, Tally, lock, push_bounded};
+use crate::sync::Mutex;
+use crate::sync::atomic::Ordering;
 use crate::{
     BucketStats, ConfigError, MIN_BUCKET_LEN, PoolStats, RentError, bucket_capacity, buckets_for,
 };

@@ -1,0 +1,71 @@
+//! The synchronisation primitives the pool is built on: std's, or, when the crate is built with
+//! `--cfg shuttle` for its concurrency models (`tests/model.rs`), shuttle's.
+//!
+//! Shuttle runs a model's threads one at a time and chooses which runs next at every lock, atomic
+//! access and thread-local access, so the locks, atomics and thread-locals that the owner
+//! protocol depends on must be its own. Its `Arc` and `Weak` are std's, as are `Ordering` and
+//! the lock error types, so nothing else changes. In a normal build this module is a set of
+//! re-exports of std and costs nothing.
+//!
+//! What stays std in every build, and why:
+//!
+//! - the `Mutex` in `slot::Slots`'s `PhantomData`, which is only a marker for `Send` and `Sync`;
+//! - the statics that outlive a model's executions: the pool ids (`NEXT_ID`), which are only
+//!   compared, never synchronised on; [`shared`](crate::shared)'s `OnceLock` and the core count
+//!   behind [`shared_config`](crate::shared_config). A pool in a `static` made in one execution
+//!   would be used by the next one, which shuttle cannot model, so the models use pools of their
+//!   own and never touch `shared()`. (The home-shard counter is reset for every execution: see
+//!   `cache::home_shard`.)
+
+#[cfg(not(shuttle))]
+pub(crate) use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+#[cfg(not(shuttle))]
+pub(crate) use std::thread_local;
+
+#[cfg(shuttle)]
+pub(crate) use shuttle::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+#[cfg(shuttle)]
+pub(crate) use shuttle::thread_local;
+
+// Shuttle's `Arc` and `Weak` are std's; re-exported here so that every primitive comes from one
+// place.
+pub(crate) use std::sync::{Arc, Weak};
+
+/// Atomics: std's, or shuttle's under `--cfg shuttle` (whose `Ordering` is std's).
+pub(crate) mod atomic {
+    #[cfg(not(shuttle))]
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+
+    #[cfg(shuttle)]
+    pub(crate) use shuttle::sync::atomic::{
+        AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering,
+    };
+}
+
+/// `get` and `set` for a thread-local `Cell` under shuttle, whose `LocalKey` lacks std's.
+///
+/// std's thread-locals of a `Copy` type without a destructor are never destroyed, so `get` and
+/// `set` always work; shuttle destroys every thread-local when its thread finishes, in the order
+/// they were first used, so another thread-local's destructor may find one gone. Then `set` does
+/// nothing and `get` reads the key's initial value: for the fast path's pointers that is "no
+/// cache", which is what `ThreadCaches::drop` leaves them at in a normal build.
+#[cfg(shuttle)]
+pub(crate) trait LocalCell<T: Copy + 'static> {
+    /// The value, or the initial value if this thread's slot is already destroyed.
+    fn get(&'static self) -> T;
+    /// Sets the value, unless this thread's slot is already destroyed.
+    fn set(&'static self, value: T);
+}
+
+#[cfg(shuttle)]
+impl<T: Copy + 'static> LocalCell<T> for shuttle::thread::LocalKey<std::cell::Cell<T>> {
+    fn get(&'static self) -> T {
+        self.try_with(std::cell::Cell::get)
+            .unwrap_or_else(|_| (self.init)().get())
+    }
+
+    fn set(&'static self, value: T) {
+        // A destroyed slot is never read again but through `get`'s initial value.
+        let _ = self.try_with(|cell| cell.set(value));
+    }
+}
