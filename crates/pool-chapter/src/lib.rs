@@ -60,11 +60,19 @@ pub static CHAPTER: Chapter = Chapter {
             },
         },
         Decision {
-            situation: "The buffer crosses threads, outlives the call, or is asked for by code you do not own",
+            situation: "The buffer outlives the call, or is asked for by code you do not own",
             action: "Rent it: `pool::shared().rent(n)`, or `rent_owned` from a pool in an `Arc`; the guard gives it back when dropped",
             because: Cited {
                 key: "P10-hit · under glibc, at 8 KiB, the faster of the pool's hit path and a fresh, unzeroed",
                 says: "at 8 KiB, the faster of a warm rent and a fresh, unzeroed buffer",
+            },
+        },
+        Decision {
+            situation: "The buffer is handed to another thread, which lets it go",
+            action: "A fresh `Vec::with_capacity(n)` per item is the baseline a pool must beat: time the hand-off in your program before renting for speed",
+            because: Cited {
+                key: "P12-handoff · under glibc, 4 threads: the faster of `pool::shared()` and a fresh, unzeroed",
+                says: "handed across threads (4 threads), the faster of the pool and a fresh, unzeroed buffer",
             },
         },
         Decision {
