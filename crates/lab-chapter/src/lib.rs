@@ -51,7 +51,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "M8 · some method's between-process spread",
-            says: "the same code, timed in two separate runs of the program, can differ more than two copies of it timed side by side in one run: so every timing here comes from several runs",
+            says: "two separate runs of the program can disagree more than two copies of the same code timed side by side in one run, which is why every timing here comes from 3 processes",
         },
     ],
     decisions: &[

@@ -39,11 +39,11 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "P10-hit · the pool's hit path / a fresh, unzeroed",
-            says: "At 8 KiB, a warm rent's time against a fresh, unzeroed buffer's",
+            says: "At 8 KiB, a rent served from the thread's own cache, against a fresh, unzeroed buffer (time)",
         },
         Cited {
             key: "P12 · under glibc, the thread counts at which `pool::shared()` beats a fresh, unzeroed",
-            says: "With threads renting at once, the thread counts at which the pool beats a fresh, unzeroed buffer",
+            says: "With threads each renting and giving back their own buffers at once, the thread counts at which the pool beats a fresh, unzeroed buffer",
         },
         Cited {
             key: "X1-pool · under mimalloc, the sizes of P10 at which a fresh, unzeroed",
@@ -69,10 +69,10 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "The buffer is handed to another thread, which lets it go",
-            action: "A fresh `Vec::with_capacity(n)` per item is the baseline a pool must beat: time the hand-off in your program before renting for speed",
+            action: "Rent it from `pool::shared()` under glibc's allocator; under mimalloc, time a fresh `Vec::with_capacity(n)` against it first",
             because: Cited {
-                key: "P12-handoff · under glibc, 4 threads: the faster of `pool::shared()` and a fresh, unzeroed",
-                says: "handed across threads (4 threads), the faster of the pool and a fresh, unzeroed buffer",
+                key: "P12-handoff · under glibc, 2 threads: the faster of `pool::shared()` and a fresh, unzeroed",
+                says: "handed to another thread (2 threads, glibc), the faster of the pool and a fresh, unzeroed buffer",
             },
         },
         Decision {

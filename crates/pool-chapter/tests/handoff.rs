@@ -8,7 +8,8 @@ use std::sync::mpsc::sync_channel;
 
 use lab::count;
 use pool_chapter::workloads::{
-    HANDOFF_BATCH, HANDOFF_BATCHES, HIT_BYTES, Handoff, HandoffWorkers, consume, produce,
+    HANDOFF_BATCH, HANDOFF_BATCHES, HIT_BYTES, Handoff, HandoffWorkers, consume, produce, receive,
+    send,
 };
 
 mod common;
@@ -46,10 +47,6 @@ fn p12_handoff_every_pair_hands_over_its_items_for_every_source() {
     }
 }
 
-#[cfg_attr(
-    miri,
-    ignore = "under Miri the consumer's counted pass sees 3 allocations that no native run shows, not yet traced to the channel or the pool"
-)]
 #[test]
 fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_kib() {
     let _turn = one_at_a_time();
@@ -68,8 +65,9 @@ fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_k
         assert_eq!((made.allocs, made.bytes_allocated), expected, "{source:?}");
         assert_eq!(dropped.allocs, 0, "{source:?}");
     }
-    // Across threads: this thread produces, another consumes, through a channel as the
-    // workload's pairs do. After a warm-up, neither thread allocates. The warm-up is made
+    // Across threads: this thread produces, another consumes, through a channel polled as the
+    // workload's pairs poll theirs (a thread that blocks on a channel may allocate its waiting
+    // entry the first time it blocks, which would be counted here). After a warm-up, neither thread allocates. The warm-up is made
     // exact: the stacks emptied, then the consumer holds 8 buffers at once and gives them back
     // (one to its cache, 7 to the stacks, whose storage is allocated then). With 4 items in the
     // channel and one in each thread's hands, at most 7 of the 8 are ever away from the stacks,
@@ -86,7 +84,7 @@ fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_k
             );
             let pass = |n| {
                 for _ in 0..n {
-                    let item = from_producer.recv().unwrap();
+                    let item = receive(&from_producer).unwrap();
                     consume(item);
                 }
             };
@@ -95,7 +93,7 @@ fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_k
         });
         let pass = |n| {
             for _ in 0..n {
-                to_consumer.send(produce(Handoff::SharedPool).0).unwrap();
+                send(&to_consumer, produce(Handoff::SharedPool).0).unwrap();
             }
         };
         pass(items);

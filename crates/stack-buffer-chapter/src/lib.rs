@@ -46,6 +46,10 @@ pub static CHAPTER: Chapter = Chapter {
     }],
     answer: &[
         Cited {
+            key: "S1-baselines · the sizes at which the reused `Vec` is faster than a fresh unzeroed one",
+            says: "The sizes at which a `Vec` you own, clear and reuse beats a fresh heap buffer, neither zeroed",
+        },
+        Cited {
             key: "S3 · the sizes at which the unzeroed stack array is faster than a fresh unzeroed heap buffer",
             says: "The sizes at which an unzeroed stack array beats a fresh heap buffer of the same size",
         },
@@ -55,11 +59,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "S7 · the sizes at which the whole operation is faster with `StackUninit` than with the reused `Vec`",
-            says: "In the whole operation (the seed's packer), the sizes at which an unzeroed stack array beats a `Vec` you own and reuse",
-        },
-        Cited {
-            key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
-            says: "With both buffers zeroed (`Stack` against `vec!`), the sizes at which the whole operation's ratio is closer to 1× than the touch's: real work dilutes the difference",
+            says: "In the seed's whole operation (packing an order's boxes), the sizes at which an unzeroed stack array beats a `Vec` you own and reuse",
         },
         Cited {
             key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
@@ -101,18 +101,18 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "The buffer is one step of a larger operation",
-            action: "Time the whole operation before switching: the buffer's share shrinks",
+            action: "Time the whole operation before switching: the rest of the work may hide the buffer's difference",
             because: Cited {
-                key: "S7-dilution · the sizes at which the whole operation's Stack / Heap is closer to 1×",
-                says: "both zeroed, sizes at which the whole operation's ratio is closer to 1× than the touch's",
+                key: "S7 · the sizes at which the whole operation is faster with `StackUninit` than with the reused `Vec`",
+                says: "in the packer, sizes at which the unzeroed stack array beats the reused `Vec`",
             },
         },
         Decision {
             situation: "Your program runs on mimalloc",
-            action: "An unzeroed stack array still beats a fresh heap buffer of the same size; time the rest again",
+            action: "Reuse a buffer you own first, as under glibc; time a stack array against a fresh heap buffer again, since mimalloc's fresh buffers are cheaper",
             because: Cited {
-                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array is faster",
-                says: "under mimalloc, at S3's four sizes, a stack array against a fresh heap buffer of the same size",
+                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a buffer the caller owns and reuses is faster",
+                says: "under mimalloc, at S3's four sizes, a reused buffer against a fresh unzeroed one",
             },
         },
     ],

@@ -2,9 +2,15 @@
 //! pipeline (P12-handoff). Each pair of threads is a producer, which gets a buffer from its
 //! source, touches it and sends it, and a consumer, which touches it again and drops it: the
 //! pool's buffer goes back on the consumer's thread and is rented again on the producer's.
+//!
+//! No thread of a pair ever sleeps in the kernel waiting for the other: a receiver polls its
+//! channel and yields its core between tries ([`receive`]), and a channel has room for every
+//! batch there is, so a send never waits ([`send`]). A thread that blocks is woken by a system
+//! call of the thread that unblocks it, which costs microseconds, far more than an 8 KiB
+//! buffer: a blocking pipeline would time the kernel's wake-ups, the same for every source.
 
 use std::hint::black_box;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::sync::{Arc, Barrier, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -57,6 +63,43 @@ pub const HANDOFF_BATCH: usize = 8;
 /// at least as many logical cores as pairs, the shared pool's stack of the bucket (32 buffers
 /// per logical core) has room for every buffer of every pair.
 pub const HANDOFF_BATCHES: usize = 3;
+
+/// Receives from `rx` without sleeping: tries, and yields the core to another thread while the
+/// channel is empty. `None` once every sender is gone and the channel is empty.
+///
+/// ```
+/// use std::sync::mpsc::sync_channel;
+/// use pool_chapter::workloads::{receive, send};
+///
+/// let (tx, rx) = sync_channel(1);
+/// std::thread::spawn(move || send(&tx, 7).unwrap());
+/// assert_eq!(receive(&rx), Some(7));
+/// assert_eq!(receive(&rx), None); // the sender is gone
+/// ```
+pub fn receive<X>(rx: &Receiver<X>) -> Option<X> {
+    loop {
+        match rx.try_recv() {
+            Ok(x) => return Some(x),
+            Err(TryRecvError::Empty) => std::thread::yield_now(),
+            Err(TryRecvError::Disconnected) => return None,
+        }
+    }
+}
+
+/// Sends `x` on `tx` without sleeping: tries, and yields the core while the channel is full.
+/// Gives `x` back if the receiver is gone.
+pub fn send<X>(tx: &SyncSender<X>, mut x: X) -> Result<(), X> {
+    loop {
+        match tx.try_send(x) {
+            Ok(()) => return Ok(()),
+            Err(TrySendError::Full(back)) => {
+                x = back;
+                std::thread::yield_now();
+            }
+            Err(TrySendError::Disconnected(back)) => return Err(back),
+        }
+    }
+}
 
 /// One 8 KiB buffer on its way from a producer to a consumer.
 #[derive(Debug)]
@@ -193,8 +236,9 @@ impl HandoffWorkers {
         let mut handles = Vec::with_capacity(2 * pairs);
         for pair in 0..pairs {
             // Full batches go one way, empty ones come back; neither channel allocates per
-            // message, and the batches are made here, once.
-            let (full, from_producer) = sync_channel(1);
+            // message, and the batches are made here, once. Each channel has room for every
+            // batch, so that a send never waits.
+            let (full, from_producer) = sync_channel(HANDOFF_BATCHES);
             let (empty, from_consumer) = sync_channel(HANDOFF_BATCHES);
             for _ in 0..HANDOFF_BATCHES {
                 let _ = empty.send(Vec::with_capacity(HANDOFF_BATCH));
@@ -272,7 +316,7 @@ fn producer(crew: &Crew, me: usize, empties: &Receiver<Batch>, to_consumer: &Syn
             let mut checksum = 0u8;
             let mut left = items;
             while left > 0 {
-                let Ok(mut batch) = empties.recv() else {
+                let Some(mut batch) = receive(empties) else {
                     break;
                 };
                 while left > 0 && batch.len() < HANDOFF_BATCH {
@@ -281,14 +325,14 @@ fn producer(crew: &Crew, me: usize, empties: &Receiver<Batch>, to_consumer: &Syn
                     batch.push(item);
                     left -= 1;
                 }
-                if to_consumer.send(batch).is_err() {
+                if send(to_consumer, batch).is_err() {
                     break;
                 }
             }
             black_box(checksum)
         }));
-        let end = empties.recv().unwrap_or_default();
-        let _ = to_consumer.send(end);
+        let end = receive(empties).unwrap_or_default();
+        let _ = send(to_consumer, end);
         lock(&crew.reports)[me] = Report {
             received: 0,
             panicked: outcome.is_err(),
@@ -308,13 +352,13 @@ fn consumer(crew: &Crew, me: usize, from_producer: &Receiver<Batch>, empties: &S
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (mut received, mut checksum) = (0u64, 0u8);
-            while let Ok(mut batch) = from_producer.recv() {
+            while let Some(mut batch) = receive(from_producer) {
                 let end = batch.is_empty();
                 for item in batch.drain(..) {
                     checksum ^= consume(item);
                     received += 1;
                 }
-                let _ = empties.send(batch);
+                let _ = send(empties, batch);
                 if end {
                     break;
                 }

@@ -24,7 +24,7 @@ pub use contention::{
 pub use crates::{Contender, Contenders, P13_SIZES};
 pub use handoff::{
     HANDOFF_BATCH, HANDOFF_BATCHES, HANDOFF_ITEMS, HANDOFF_PAIRS, Handoff, HandoffRun,
-    HandoffWorkers, Item, consume, produce,
+    HandoffWorkers, Item, consume, produce, receive, send,
 };
 pub use lines::{
     FIRST_LINE, LINE_BUFFER, LineError, SECOND_LINE, encode_line, line_fresh, line_or_error,

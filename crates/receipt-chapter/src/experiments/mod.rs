@@ -40,7 +40,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "R2 · the fastest strategy",
-            says: "The fastest is the plainest: one output buffer the processor owns and passes down",
+            says: "The fastest strategy: one output buffer passed down, plus a fast lane for lines it checks cheaply (the two are not timed apart)",
         },
         Cited {
             key: "R2 · target: `streaming` at least",
@@ -62,7 +62,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Buffers that outlive the call that fills them, or that code you do not own asks for",
-            action: "A pool: rent, and give back (chapter 3); for a buffer handed to another thread, time the hand-off in your program first",
+            action: "A pool: rent, and give back (chapter 3); for a buffer handed to another thread, see chapter 3's hand-off first",
             because: Cited {
                 key: "pool:P10-hit · under glibc, at 8 KiB, the faster of the pool's hit path and a fresh, unzeroed",
                 says: "Chapter 3: at 8 KiB, the faster of a warm rent and a fresh, unzeroed buffer",
@@ -73,7 +73,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "A stack array, unzeroed (`MaybeUninit`) where every byte read is written first (chapter 2)",
             because: Cited {
                 key: "stack-buffer:X1-stack · under glibc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array",
-                says: "Chapter 2: at four sizes from 16 B to 8 KiB, a stack array faster than a heap buffer, zeroed or not",
+                says: "Chapter 2, under glibc: at four sizes from 16 B to 8 KiB, a stack array faster than a heap buffer, zeroed or not",
             },
         },
         Decision {
@@ -94,7 +94,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Before you commit to any of these",
-            action: "Time it against the buffer you own, each result kept alive with `black_box` (chapter 1)",
+            action: "Time it against the buffer you own, each input hidden and each result kept with `black_box` (chapter 1)",
             because: Cited {
                 key: "lab:M7 · the deleted benchmark",
                 says: "Chapter 1: a benchmark whose result is unused is indistinguishable from an empty closure",
