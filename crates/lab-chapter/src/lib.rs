@@ -51,7 +51,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "M8 · some method's between-process spread",
-            says: "two separate runs of the program can disagree more than two copies of the same code timed side by side in one run, which is why every timing here comes from 3 processes",
+            says: "two separate runs of the program can disagree more than two copies of the same code timed side by side in one run, which is why every timing here comes from several processes",
         },
     ],
     decisions: &[
