@@ -93,7 +93,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Usually small, sometimes large, nothing to pass down",
-            action: "The hybrid: the stack up to a cap, a pool above it (chapter 3)",
+            action: "Rent from a pool (chapter 3); the hybrid, a zeroed stack array up to a cap with the pool above it, is timed here only against a `SmallVec`",
             because: Cited {
                 key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
                 says: "above 128 items, sizes at which the hybrid's warm pool hit beats a `SmallVec` that allocates and zeroes",

@@ -91,7 +91,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "You can change the build, not the code",
-            action: "Switch the global allocator to mimalloc, and expect less than from the techniques above",
+            action: "Expect less from switching the global allocator than from the techniques above; time the switch alone",
             because: Cited {
                 key: "X1-arena · churn, the faster fix for one `Box` per object",
                 says: "under churn, the faster fix: mimalloc or the pool",
