@@ -60,7 +60,7 @@ pub static CHAPTER: Chapter = Chapter {
             action: "Reuse a buffer you own and pass it down (`&mut [u8]`, or a `Vec` you `clear()`); time every other technique against it",
             because: Cited {
                 key: "M4 · the heap's fresh `vec![0u8; 2048]` / touching",
-                says: "a fresh zeroed 2 KiB heap buffer against touching one you own",
+                says: "a fresh zeroed 2 KiB heap buffer (allocation and zeroing together) against touching one you own",
             },
         },
         Decision {
@@ -81,7 +81,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Your benchmark drops its result or returns `()`",
-            action: "Return the result (the harness passes it through `black_box`) and compare with an empty closure",
+            action: "Return the result (the harness passes it through `black_box`), hide the input with `black_box`, and compare with an empty closure",
             because: Cited {
                 key: "M7 · the deleted benchmark cannot be told apart",
                 says: "a dropped result (input not hidden) times as the empty closure",
