@@ -4,7 +4,11 @@
 //! Each thread that rents or gives back a buffer of a size its pool's threads cache gets a
 //! [`Local`]: its slots (at most one buffer per cached bucket) and its own counters, which only
 //! it writes (a pool without thread caches registers none). The pool's [`Inner`] keeps a list of every live thread's
-//! `Local`, so `stats` can read them and `trim` can ask them to empty; the thread keeps the
+//! `Local`, so `stats` can read them and `trim` can ask them to empty. The list holds at most
+//! `max_thread_caches` of them: a thread that finds it full registers nothing and works through
+//! the shared stacks, with the pool's counters, as a thread of a pool without thread caches
+//! does, and asks again at its next operation off the fast path (which, with no cache, is every
+//! one), so it takes a place once a thread holding one has exited. The thread keeps the
 //! same `Local` in its thread-local storage, so its rents and give-backs reach it with no lock
 //! and no atomic read-modify-write. When the thread exits, its thread-local storage is dropped:
 //! it gives every cached buffer back to the pool's shared stacks (within their bound; the rest
@@ -167,6 +171,8 @@ pub(crate) struct Limits {
     pub(crate) max_shared_bytes: usize,
     /// How many buckets, from the smallest, each thread's cache holds (0: no thread cache).
     pub(crate) cache_slots: usize,
+    /// How many live threads may have a cache at once (0: no thread cache).
+    pub(crate) max_thread_caches: usize,
 }
 
 /// Whether a pass over a bucket's shards skips a busy shard or waits for its lock.
@@ -237,8 +243,9 @@ pub(crate) struct Inner<T> {
     /// How many bytes a credit is refilled by beyond the buffer that asked, and the most it
     /// keeps after a pop (twice this): an eighth of a shard's share of the budget.
     batch: usize,
-    /// Every live thread's cache. No stack's lock is ever taken while this is held (`stats`
-    /// reads the stacks after releasing it), so a thread that starts or exits waits for no stack.
+    /// Every live thread's cache, at most `limits.max_thread_caches` of them. No stack's lock is
+    /// ever taken while this is held (`stats` reads the stacks after releasing it), so a thread
+    /// that starts or exits waits for no stack.
     pub(crate) locals: Mutex<Vec<Arc<Local<T>>>>,
     /// Counts of exited threads, and of operations made without a thread cache.
     pub(crate) counters: Counters,
@@ -257,7 +264,10 @@ impl<T> Inner<T> {
                 })
                 .collect(),
             limits: Limits {
-                cache_slots: limits.cache_slots.min(buckets),
+                cache_slots: match limits.max_thread_caches {
+                    0 => 0,
+                    _ => limits.cache_slots.min(buckets),
+                },
                 ..limits
             },
             reserved: AtomicUsize::new(0),
@@ -498,16 +508,35 @@ impl<T> Local<T> {
 }
 
 impl<T: Send + 'static> Local<T> {
-    /// A new cache for the calling thread, already in `inner`'s list.
-    fn register(inner: &Arc<Inner<T>>) -> Arc<Self> {
+    /// A new cache for the calling thread, already in `inner`'s list, or `None` if the list
+    /// already holds `max_thread_caches` caches: then the thread has none, and asks again at
+    /// its next visit to the slow path.
+    ///
+    /// The count is checked under the list's lock, where threads join and leave it, so the list
+    /// never holds more than the limit. With a limit, it is checked first without allocating,
+    /// so that a thread refused a place allocates nothing each time it asks; the cache is then
+    /// made outside the lock and the count checked again as it goes in. A cache made for a
+    /// place taken meanwhile is freed after the lock is released.
+    fn register(inner: &Arc<Inner<T>>) -> Option<Arc<Self>> {
+        let max = inner.limits.max_thread_caches;
+        if max != usize::MAX && lock(&inner.locals).len() >= max {
+            return None;
+        }
         let local = Arc::new(Self {
             slots: Slots::new(inner.limits.cache_slots),
             counters: Counters::default(),
             trim_requested: AtomicBool::new(false),
             pool: Arc::downgrade(inner),
         });
-        lock(&inner.locals).push(Arc::clone(&local));
-        local
+        let placed = {
+            let mut locals = lock(&inner.locals);
+            let room = locals.len() < max;
+            if room {
+                locals.push(Arc::clone(&local));
+            }
+            room
+        };
+        placed.then_some(local)
     }
 }
 
@@ -791,8 +820,8 @@ pub(crate) fn with_local<T: Send + 'static, R>(
 }
 
 /// Makes this thread's cache for pool `id` the one [`fast_local`] finds, creating and
-/// registering it if `create` says so; whether there is one now. Nothing else runs while the
-/// thread's list of pools is borrowed.
+/// registering it if `create` says so and the pool has a place for it (`max_thread_caches`);
+/// whether there is one now. Nothing else runs while the thread's list of pools is borrowed.
 fn find_or_register<T: Send + 'static>(
     caches: &ThreadCaches,
     id: PoolId,
@@ -804,11 +833,7 @@ fn find_or_register<T: Send + 'static>(
         if caches.shared.get().is_some() {
             return true;
         }
-        if create == Create::Yes {
-            register_shared(caches, inner);
-            return true;
-        }
-        return false;
+        return create == Create::Yes && register_shared(caches, inner);
     }
     {
         let others = caches.others.borrow();
@@ -824,11 +849,7 @@ fn find_or_register<T: Send + 'static>(
             };
         }
     }
-    if create == Create::Yes {
-        register_other(caches, id, inner);
-        return true;
-    }
-    false
+    create == Create::Yes && register_other(caches, id, inner)
 }
 
 /// `local` as a `Local<T>`, which it is: a pool only ever looks up its own id, whose cache
@@ -837,10 +858,14 @@ fn as_local<T: 'static>(local: &dyn Any) -> Option<&Local<T>> {
     local.downcast_ref()
 }
 
+/// Registers this thread's cache for the process-wide pool; whether it has one now (`false`
+/// only if the pool has no place for it).
 #[cold]
 #[inline(never)]
-fn register_shared<T: Send + 'static>(caches: &ThreadCaches, inner: &Arc<Inner<T>>) {
-    let local = Local::register(inner);
+fn register_shared<T: Send + 'static>(caches: &ThreadCaches, inner: &Arc<Inner<T>>) -> bool {
+    let Some(local) = Local::register(inner) else {
+        return false;
+    };
     if let Some(bytes) = (&local as &dyn Any).downcast_ref::<Arc<Local<u8>>>() {
         // `set` fails only if the cell is already set, which the caller checked.
         if caches.shared.set(Arc::clone(bytes)).is_ok() {
@@ -848,12 +873,21 @@ fn register_shared<T: Send + 'static>(caches: &ThreadCaches, inner: &Arc<Inner<T
             FAST_SHARED.set(Arc::as_ptr(bytes).cast());
         }
     }
+    true
 }
 
+/// Registers this thread's cache for pool `id`, not the process-wide one; whether it has one
+/// now (`false` only if the pool has no place for it).
 #[cold]
 #[inline(never)]
-fn register_other<T: Send + 'static>(caches: &ThreadCaches, id: PoolId, inner: &Arc<Inner<T>>) {
-    let local = Local::register(inner);
+fn register_other<T: Send + 'static>(
+    caches: &ThreadCaches,
+    id: PoolId,
+    inner: &Arc<Inner<T>>,
+) -> bool {
+    let Some(local) = Local::register(inner) else {
+        return false;
+    };
     let mut others = caches.others.borrow_mut();
     // Caches of pools dropped since the last registration are empty: forget them, so a
     // long-lived thread that uses many short-lived pools keeps a short list. (`FAST_RECENT`
@@ -863,4 +897,5 @@ fn register_other<T: Send + 'static>(caches: &ThreadCaches, id: PoolId, inner: &
     // The invariant on `FAST_RECENT`: the entry pushed next owns it.
     make_recent(id, &local);
     others.push((id, local as Arc<dyn Retire>));
+    true
 }

@@ -61,7 +61,8 @@ pub enum ClearPolicy {
 ///
 /// What a pool can hold at once is bounded by [`BufferPool::max_retained_bytes`]: the shared
 /// stacks by `max_per_bucket` and `max_shared_bytes`, each live thread's cache by one buffer per
-/// bucket up to `thread_cache_max_len`.
+/// bucket up to `thread_cache_max_len`, and the number of thread caches by
+/// `max_thread_caches`.
 ///
 /// New fields may be added: build a configuration from [`PoolConfig::new`] (or
 /// [`shared_config`]) and its `with_` methods, and read its fields directly.
@@ -76,7 +77,8 @@ pub enum ClearPolicy {
 ///     .with_max_per_bucket(8)
 ///     .with_max_shared_bytes(1 << 20)
 ///     .with_clear(ClearPolicy::OnReturn)
-///     .with_thread_cache_max_len(4096);
+///     .with_thread_cache_max_len(4096)
+///     .with_max_thread_caches(64);
 /// assert_eq!(config.max_len, 1 << 16);
 /// let p = BufferPool::<u8>::new(config);
 /// assert_eq!(p.largest_bucket(), 1 << 16);
@@ -121,6 +123,18 @@ pub struct PoolConfig {
     /// bucket up to 1 MiB, under 2 MiB. `usize::MAX` leaves `thread_cache_max_len` as the only
     /// bound.
     pub thread_cache_max_bytes: usize,
+    /// How many live threads may have a cache for this pool at once. A thread gets its cache at
+    /// its first rent or give-back of a size it caches, if fewer than this many live threads
+    /// have one (counted under the lock of the pool's list of thread caches, so never more);
+    /// a thread refused a place works through the shared stacks, as every thread of a pool
+    /// without thread caches does — correct, but each rent and give-back takes a shard's lock —
+    /// and asks again at each of those operations, so it gets a place once a thread holding one
+    /// exits. For a long-lived server whose threads come and go (a pool of workers that grows
+    /// under load), this bounds the caches' share of
+    /// [`max_retained_bytes`](BufferPool::max_retained_bytes) whatever the number of threads.
+    /// `usize::MAX` (the default): no limit. `0`: no thread cache at all, as with
+    /// `thread_cache_max_len: 0`.
+    pub max_thread_caches: usize,
 }
 
 /// The byte budget of the shared stacks in [`PoolConfig::default`] and in [`shared`]: 64 MiB.
@@ -172,6 +186,7 @@ impl PoolConfig {
             clear: ClearPolicy::Never,
             thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
             thread_cache_max_bytes: DEFAULT_THREAD_CACHE_MAX_BYTES,
+            max_thread_caches: usize::MAX,
         }
     }
 
@@ -278,6 +293,30 @@ impl PoolConfig {
     #[must_use]
     pub const fn with_thread_cache_max_bytes(mut self, thread_cache_max_bytes: usize) -> Self {
         self.thread_cache_max_bytes = thread_cache_max_bytes;
+        self
+    }
+
+    /// Sets [`max_thread_caches`](Self::max_thread_caches), how many live threads may have a
+    /// cache for the pool at once (0: no thread cache).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hotpath_pool::{BufferPool, PoolConfig};
+    ///
+    /// let p = BufferPool::<u8>::new(PoolConfig::new().with_max_thread_caches(1));
+    /// drop(p.rent(16)); // this thread takes the one place
+    /// std::thread::scope(|s| {
+    ///     // Refused a place: this thread rents and gives back through the shared stacks.
+    ///     s.spawn(|| drop(p.rent(16))).join().unwrap();
+    /// });
+    /// let s = p.stats();
+    /// assert_eq!((s.thread_caches, s.rents, s.returns), (1, 2, 2));
+    /// assert_eq!(p.max_retained_bytes(8), p.max_retained_bytes(1));
+    /// ```
+    #[must_use]
+    pub const fn with_max_thread_caches(mut self, max_thread_caches: usize) -> Self {
+        self.max_thread_caches = max_thread_caches;
         self
     }
 }
@@ -428,8 +467,13 @@ fn cached_buckets<T>(config: &PoolConfig, buckets: usize) -> usize {
 /// allocations than rents, or more discards than returns. What the pool holds
 /// (`retained_bytes`, `retained_buffers`) is read cache by cache and stack by stack while
 /// buffers move between them: a buffer that another thread sends from its cache down to a
-/// stack during the snapshot can be counted in both places. The sum still never exceeds
-/// [`BufferPool::max_retained_bytes`], since each part is within its own bound.
+/// stack, or from one shard of a stack to another, during the snapshot can be counted in both
+/// places. So while other threads use the pool, a snapshot's `retained_bytes` can exceed
+/// [`BufferPool::max_retained_bytes`] for its `thread_caches`, though the pool itself never
+/// holds more than that bound. What every snapshot does keep is each part's count bound: for
+/// every bucket, at most `max_per_bucket` stacked buffers (each shard's count is within its
+/// share) and at most `thread_caches` cached ones (the caches are read under one lock). A
+/// snapshot taken while no other thread uses the pool is exact, and within the bound.
 ///
 /// New fields may be added: read the fields, start a hand-made one from
 /// `PoolStats::default()`.
@@ -469,7 +513,8 @@ pub struct PoolStats {
     pub retained_buffers: u64,
     /// Live threads that have a cache for this pool right now: threads that rented or gave
     /// back a buffer of a size they cache and whose thread-local destructors have not run yet
-    /// (see the crate's documentation on threads that exit). Always 0 without thread caches.
+    /// (see the crate's documentation on threads that exit). Never more than
+    /// [`PoolConfig::max_thread_caches`]; always 0 without thread caches.
     pub thread_caches: u64,
     /// What the pool holds right now, bucket by bucket, from the smallest (one entry per
     /// bucket; their sums are `retained_buffers` and `retained_bytes`). Empty for a hand-made
@@ -645,6 +690,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             max_per_bucket: config.max_per_bucket,
             max_shared_bytes: config.max_shared_bytes,
             cache_slots: cached_buckets::<T>(&config, buckets),
+            max_thread_caches: config.max_thread_caches,
         };
         Ok(Self {
             config,
@@ -686,8 +732,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     /// The largest capacity a thread keeps in its own cache, in elements (0 without thread
-    /// caches): `thread_cache_max_len` rounded up to a power of two, at most the largest
-    /// bucket, and at most the largest bucket whose buffer fits in `thread_cache_max_bytes`.
+    /// caches, `max_thread_caches: 0` included): `thread_cache_max_len` rounded up to a power
+    /// of two, at most the largest bucket, and at most the largest bucket whose buffer fits in
+    /// `thread_cache_max_bytes`.
     ///
     /// # Examples
     ///
@@ -709,17 +756,22 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ///
     /// ```text
     /// min(max_per_bucket × (2 × largest_bucket − 16) × size_of::<T>(), max_shared_bytes)
-    ///   + live_threads × (2 × largest_cached_bucket − 16) × size_of::<T>()
+    ///   + min(live_threads, max_thread_caches) × (2 × largest_cached_bucket − 16) × size_of::<T>()
     /// ```
     ///
     /// The first term is the shared stacks: each holds at most `max_per_bucket` buffers of
     /// its bucket (`2 × largest_bucket − 16` elements is one buffer of every bucket,
     /// 16 + 32 + … + largest), and all of them together at most `max_shared_bytes`. The second
-    /// is the thread caches: each live thread keeps at most one buffer of every bucket up to
-    /// [`largest_cached_bucket`](Self::largest_cached_bucket) (0 without thread caches). A
+    /// is the thread caches: each live thread that has one keeps at most one buffer of every
+    /// bucket up to [`largest_cached_bucket`](Self::largest_cached_bucket) (0 without thread
+    /// caches), and at most [`max_thread_caches`](PoolConfig::max_thread_caches) live threads
+    /// have one, so with that limit the bound no longer grows with the number of threads. A
     /// thread that exits gives its cache back to the stacks, within their bounds, or frees it,
     /// so threads that have exited count for nothing. Bookkeeping (each stack's storage, each
     /// thread's slots) is not included.
+    ///
+    /// It bounds what the pool holds, not every [`stats`](Self::stats) snapshot: a snapshot
+    /// taken while other threads move buffers can count one twice (see [`PoolStats`]).
     ///
     /// # Examples
     ///
@@ -733,6 +785,17 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ///         .with_thread_cache_max_len(0),
     /// );
     /// assert_eq!(p.max_retained_bytes(5), 3 * 1024);
+    ///
+    /// // With caches of one buffer of each bucket up to 64 bytes (16 + 32 + 64 = 112 bytes) for
+    /// // at most 2 threads, the caches' term stops growing at 2 threads.
+    /// let capped = BufferPool::<u8>::new(
+    ///     PoolConfig::new()
+    ///         .with_max_shared_bytes(0)
+    ///         .with_thread_cache_max_len(64)
+    ///         .with_max_thread_caches(2),
+    /// );
+    /// assert_eq!(capped.max_retained_bytes(1), 112);
+    /// assert_eq!(capped.max_retained_bytes(5), 2 * 112);
     /// ```
     pub fn max_retained_bytes(&self, live_threads: u64) -> u64 {
         let element = mem::size_of::<T>() as u64;
@@ -743,7 +806,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         let stacks = (self.config.max_per_bucket as u64)
             .saturating_mul(one_of_each_up_to(self.largest_bucket()))
             .min(self.config.max_shared_bytes as u64);
-        let caches = live_threads.saturating_mul(one_of_each_up_to(self.largest_cached_bucket()));
+        let caching = live_threads.min(self.config.max_thread_caches as u64);
+        let caches = caching.saturating_mul(one_of_each_up_to(self.largest_cached_bucket()));
         stacks.saturating_add(caches)
     }
 
@@ -1453,6 +1517,7 @@ pub fn shared_config() -> PoolConfig {
         clear: ClearPolicy::Never,
         thread_cache_max_len: DEFAULT_THREAD_CACHE_MAX_LEN,
         thread_cache_max_bytes: DEFAULT_THREAD_CACHE_MAX_BYTES,
+        max_thread_caches: usize::MAX,
     }
 }
 
