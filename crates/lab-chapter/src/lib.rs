@@ -39,11 +39,11 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "M4 · the heap's fresh `vec![0u8; 2048]` / touching",
-            says: "a fresh zeroed 2 KiB heap buffer, against touching a buffer you already own",
+            says: "how many times as long a fresh, zeroed 2 KiB heap buffer takes as a buffer you already own, each touched once",
         },
         Cited {
             key: "M6 · 200,000 × `Vec::<u64>::push`, no reserve: the dev build /",
-            says: "200,000 pushes onto a `Vec`, timed in a dev build against the same code in a release build",
+            says: "how many times as long 200,000 pushes onto a `Vec` take in a dev build as in a release build",
         },
         Cited {
             key: "M7 · the deleted benchmark cannot be told apart",

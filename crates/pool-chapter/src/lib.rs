@@ -35,11 +35,11 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "P10 · under glibc, the sizes at which one reused `Vec` beats a warm rent",
-            says: "The sizes at which one `Vec` you own and pass down beats a rent from the pool",
+            says: "The sizes at which one `Vec` you own and pass down is measurably faster than a rent from the pool",
         },
         Cited {
             key: "P10-hit · the pool's hit path / a fresh, unzeroed",
-            says: "At 8 KiB, a rent served from the thread's own cache, against a fresh, unzeroed buffer (time)",
+            says: "At 8 KiB, how many times as long a warm rent takes as a fresh, unzeroed buffer",
         },
         Cited {
             key: "P12 · under glibc, the thread counts at which `pool::shared()` beats a fresh, unzeroed",
@@ -47,7 +47,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "X1-pool · under mimalloc, the sizes of P10 at which a fresh, unzeroed",
-            says: "Under mimalloc, the sizes at which a fresh, unzeroed buffer beats a warm rent",
+            says: "Under mimalloc, the sizes at which a fresh, unzeroed buffer is measurably faster than a warm rent",
         },
     ],
     decisions: &[
@@ -61,7 +61,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "The buffer outlives the call, or is asked for by code you do not own",
-            action: "Rent it: `pool::shared().rent(n)`, or `rent_owned` from a pool in an `Arc`; the guard gives it back when dropped",
+            action: "Rent it: `pool::shared().rent(n)`, or `rent_owned` from a pool in an `Arc`; the guard gives it back when dropped. Up to 1 MiB a warm rent comes from the thread's own cache; above it, time it against a fresh buffer",
             because: Cited {
                 key: "P10-hit · under glibc, at 8 KiB, the faster of the pool's hit path and a fresh, unzeroed",
                 says: "at 8 KiB, the faster of a warm rent and a fresh, unzeroed buffer",
@@ -69,7 +69,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "The buffer is handed to another thread, which lets it go",
-            action: "Rent it from `pool::shared()` under glibc's allocator; under mimalloc, time a fresh `Vec::with_capacity(n)` against it first",
+            action: "Under glibc, with a core for each thread, rent it from `pool::shared()`; under mimalloc, or with more threads than cores, time a fresh `Vec::with_capacity(n)` against it first",
             because: Cited {
                 key: "P12-handoff · under glibc, 2 threads: the faster of `pool::shared()` and a fresh, unzeroed",
                 says: "handed to another thread (2 threads, glibc), the faster of the pool and a fresh, unzeroed buffer",

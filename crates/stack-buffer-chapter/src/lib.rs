@@ -59,11 +59,11 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "S7 · the sizes at which the whole operation is faster with `StackUninit` than with the reused `Vec`",
-            says: "In the seed's whole operation (packing an order's boxes), the sizes at which an unzeroed stack array beats a `Vec` you own and reuse",
+            says: "In the seed's whole operation (packing an order into boxes), the sizes at which an unzeroed stack array is measurably faster than a `Vec` you own and reuse",
         },
         Cited {
             key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
-            says: "Above 128 items, the sizes at which the hybrid (a stack array up to 128 items, a buffer rented from a warm pool above) beats a `SmallVec`, which spills to a fresh zeroed heap buffer (they differ in both: reuse and zeroing)",
+            says: "Above 128 items, the sizes at which the hybrid (a buffer rented from a warm pool) beats a `SmallVec` (a fresh, zeroed heap buffer): they differ in reuse, in zeroing, and in the `SmallVec`'s copy of its inline array (S12-code)",
         },
     ],
     decisions: &[
@@ -109,10 +109,10 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Your program runs on mimalloc",
-            action: "Reuse a buffer you own first, as under glibc; time a stack array against a fresh heap buffer again, since mimalloc's fresh buffers are cheaper",
+            action: "The stack array keeps its lead over a heap buffer; whether reusing a buffer beats a fresh one there varies between runs (X1-stack, in the appendix), so time that choice on your machine",
             because: Cited {
-                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a buffer the caller owns and reuses is faster",
-                says: "under mimalloc, at S3's four sizes, a reused buffer against a fresh unzeroed one",
+                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array",
+                says: "under mimalloc, at S3's four sizes, a stack array faster than a heap buffer, zeroed or not",
             },
         },
     ],

@@ -115,7 +115,7 @@ fn a1_the_seed_table(run: &Run) -> Vec<Table> {
 }
 
 /// Where A1's reused row differs from its neighbours in more than its memory strategy.
-const COLDER: &str = "The reused `Vec`'s row here is not its comparison: in A1's round-robin its block was last written a whole round earlier, while each fresh block is usually the one the way before it has just freed (appendix); A1-reuse times it in pairs, each block written every other run.";
+const COLDER: &str = "Skip the reused `Vec`'s row here: its block waits a whole round between uses, out of the CPU's caches, while a fresh block is usually the one just freed (appendix). Its fair test is A1-reuse, which times it in pairs.";
 
 /// A1's one line on the seed: its medians for the rows it has, and where to find ours.
 fn seed_line() -> String {
