@@ -5,7 +5,8 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use pool_chapter::workloads::{
     self, CONTENTION_OPS, CONTENTION_THREADS, Contender, Contenders, ContentionWorkers, FIRST_LINE,
-    HANDOFF_ITEMS, HANDOFF_PAIRS, HIT_BYTES, Handoff, HandoffWorkers, P10_SIZES, P13_SIZES, Source,
+    HANDOFF_ITEMS, HANDOFF_PAIRS, HIT_BYTES, Handoff, HandoffWorkers, P10_SIZES, P13_SIZES,
+    SMALL_ROOM, Source, WRITE_ROOM,
 };
 
 fn p1_one_line(c: &mut Criterion) {
@@ -104,12 +105,31 @@ fn p13_other_pools(c: &mut Criterion) {
     group.finish();
 }
 
+/// P14: the order line written with `writeln!` into a rented buffer that grows, one reused
+/// `Vec` and a fresh one.
+fn p14_write(c: &mut Criterion) {
+    let mut group = c.benchmark_group("P14");
+    let shared = pool::shared();
+    let mut reused = Vec::with_capacity(WRITE_ROOM);
+    group.bench_function("reused", |b| {
+        b.iter(|| workloads::write_reused(&mut reused))
+    });
+    for room in [WRITE_ROOM, SMALL_ROOM] {
+        group.bench_function(BenchmarkId::new("rent_buf", room), |b| {
+            b.iter(|| workloads::write_rented(shared, black_box(room)))
+        });
+    }
+    group.bench_function("fresh", |b| b.iter(workloads::write_fresh));
+    group.finish();
+}
+
 criterion_group!(
     benches,
     p1_one_line,
     p10_by_size,
     p12_contention,
     p12_handoff,
-    p13_other_pools
+    p13_other_pools,
+    p14_write
 );
 criterion_main!(benches);

@@ -1,5 +1,5 @@
 //! Chapter 3's measuring code, beside the `pool` library it measures: the workloads (shared by
-//! the experiments, the criterion bench and the tests), the experiments P1–P13 and X1-pool, the
+//! the experiments, the criterion bench and the tests), the experiments P1–P14 and X1-pool, the
 //! decision rules of P11, and the experiments binaries `pool-experiments` (the system allocator)
 //! and `pool-experiments-mimalloc`, which `cargo xtask report` runs. It depends on `lab` and on
 //! the published pool crates P13 compares with; the library depends on none of them.
@@ -69,7 +69,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "The buffer is handed to another thread, which lets it go",
-            action: "Under glibc, with a core for each thread, rent it from `pool::shared()`; under mimalloc, or with more threads than cores, time a fresh `Vec::with_capacity(n)` against it first",
+            action: "Rent it from `pool::shared()` if it must also outlive the call or come from code you do not own; for speed alone, time it against a fresh `Vec::with_capacity(n)` on your machine: which is faster depends on the allocator and on how many threads share a core",
             because: Cited {
                 key: "P12-handoff · under glibc, 2 threads: the faster of `pool::shared()` and a fresh, unzeroed",
                 says: "handed to another thread (2 threads, glibc), the faster of the pool and a fresh, unzeroed buffer",

@@ -253,6 +253,57 @@ mod p13 {
     }
 }
 
+mod p14 {
+    use super::*;
+    use pool_chapter::workloads::{FIRST_LINE, SMALL_ROOM, WRITE_ROOM};
+
+    /// P14: every arm writes the seed's first order line, byte for byte, and returns the same
+    /// digest of it; the growing arm ends in a buffer at least as long as the line.
+    #[test]
+    fn p14_every_arm_writes_the_seeds_order_line() {
+        assert_eq!(workloads::written(), FIRST_LINE.as_bytes());
+        let mut reused = Vec::with_capacity(WRITE_ROOM);
+        let digest = workloads::write_reused(&mut reused);
+        assert_eq!(reused, FIRST_LINE.as_bytes());
+        assert_ne!(digest, 0);
+        let pool = pool::shared();
+        assert_eq!(workloads::write_rented(pool, WRITE_ROOM), digest);
+        assert_eq!(workloads::write_rented(pool, SMALL_ROOM), digest);
+        assert_eq!(workloads::write_fresh(), digest);
+        let mut grown = pool.rent_buf(SMALL_ROOM);
+        workloads::write_line(&mut grown).expect("a rented buffer grows");
+        assert_eq!(&grown[..], FIRST_LINE.as_bytes());
+        assert!(grown.capacity() >= FIRST_LINE.len());
+    }
+
+    /// P14's bytes: once warm, a rented buffer — one with room for the line, or one that grows
+    /// through the buckets — and the reused `Vec` allocate nothing per line; a fresh
+    /// `Vec::with_capacity(128)` allocates its 128 bytes every line.
+    #[test]
+    fn p14_a_warm_rented_buffer_allocates_nothing_per_line_and_a_fresh_vec_its_room() {
+        let pool = pool::shared();
+        let mut reused = Vec::with_capacity(WRITE_ROOM);
+        workloads::write_rented(pool, SMALL_ROOM);
+        workloads::write_rented(pool, WRITE_ROOM);
+        let lines = scaled(100, 3);
+        let bytes = |f: &mut dyn FnMut() -> u8| {
+            let (_, stats) = count(|| {
+                for _ in 0..lines {
+                    f();
+                }
+            });
+            stats.bytes_allocated
+        };
+        assert_eq!(bytes(&mut || workloads::write_reused(&mut reused)), 0);
+        assert_eq!(bytes(&mut || workloads::write_rented(pool, WRITE_ROOM)), 0);
+        assert_eq!(bytes(&mut || workloads::write_rented(pool, SMALL_ROOM)), 0);
+        assert_eq!(
+            bytes(&mut workloads::write_fresh),
+            WRITE_ROOM as u64 * lines
+        );
+    }
+}
+
 #[test]
 fn the_contention_helper_runs_once_on_fresh_workers() {
     let run = workloads::contention(Source::SharedPool, 2, scaled(100, 3));

@@ -1,11 +1,11 @@
-//! Chapter 3's experiments (P1–P13 and X1-pool), declared in [`crate::CHAPTER`] and run by
+//! Chapter 3's experiments (P1–P14 and X1-pool), declared in [`crate::CHAPTER`] and run by
 //! `pool-experiments` (the system allocator) and `pool-experiments-mimalloc` under
 //! `cargo xtask report`.
 //!
 //! One file per topic: `bytes.rs` (P1–P3: what a buffer costs, counted), `tenancy.rs` (P4–P6:
 //! stale data, the contract, error paths), `limits.rs` (P7–P9: how many, how large, what is
 //! kept), `hit.rs` (P9-time, P10-hit: the hit path beside stack arrays and the allocator),
-//! `by_size.rs` (P10), `threads.rs` (P12), `handoff.rs` (P12-handoff), `crates.rs` (P13) and `verdicts.rs` (X1-pool and
+//! `by_size.rs` (P10), `threads.rs` (P12), `handoff.rs` (P12-handoff), `crates.rs` (P13), `write.rs` (P14) and `verdicts.rs` (X1-pool and
 //! P11, read from the timing runs before them). The decision rules are [`crate::decisions`].
 
 use std::hint::black_box;
@@ -23,6 +23,7 @@ mod limits;
 mod tenancy;
 mod threads;
 mod verdicts;
+mod write;
 
 /// `crates/<file>::<test>` for each test named.
 macro_rules! pins {
@@ -229,6 +230,18 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
         pinned_by: pins!("pool-chapter/tests/workloads.rs":
             p13_every_contender_touches_a_buffer_of_the_requested_size,
             p13_only_the_fresh_buffers_allocate_per_operation,
+        ),
+        allocator_sensitive: false,
+        needs: &[],
+    },
+    Experiment {
+        id: "P14",
+        kind: Kind::Time,
+        title: "Writing the order line into a buffer that grows: rented with `rent_buf`, one reused `Vec`, a fresh `Vec`",
+        function: write::P14,
+        pinned_by: pins!("pool-chapter/tests/workloads.rs":
+            p14_every_arm_writes_the_seeds_order_line,
+            p14_a_warm_rented_buffer_allocates_nothing_per_line_and_a_fresh_vec_its_room,
         ),
         allocator_sensitive: false,
         needs: &[],

@@ -8,7 +8,7 @@
 //!
 //! One file per topic: `lines.rs` (the order line's buffer: P1, P6, P7), `tenancy.rs` (the
 //! previous tenant's data and secrets: P4, P5), `touch.rs` (the hit path's touch and the timed
-//! ways to get a buffer, from one reused `Vec` to a fresh zeroed one: P9-time, P10, P10-hit), `contention.rs` (P12), `handoff.rs` (P12-handoff) and `crates.rs` (P13).
+//! ways to get a buffer, from one reused `Vec` to a fresh zeroed one: P9-time, P10, P10-hit), `contention.rs` (P12), `handoff.rs` (P12-handoff), `crates.rs` (P13) and `write.rs` (P14: the line written into a buffer that grows).
 
 mod contention;
 mod crates;
@@ -16,6 +16,7 @@ mod handoff;
 mod lines;
 mod tenancy;
 mod touch;
+mod write;
 
 pub use contention::{
     CONTENTION_OPS, CONTENTION_THREADS, ContentionRun, ContentionWorkers, Source, ThreadRun,
@@ -36,4 +37,7 @@ pub use touch::{
     reused_touch, touch, touch_ends, uninit_stack_touch, unzeroed_touch, with_fresh, with_reused,
     with_spare_ends, with_unzeroed, with_unzeroed_stack_ends, with_zeroed_stack,
     zeroed_stack_touch,
+};
+pub use write::{
+    ORDER, SMALL_ROOM, WRITE_ROOM, write_fresh, write_line, write_rented, write_reused, written,
 };
