@@ -9,6 +9,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::BufferPool;
+use crate::slot::Taken;
 
 /// A rented buffer: derefs to `[T]` of the requested length, and gives the buffer back to its
 /// pool when dropped — at the end of scope, on early return and during a panic's unwinding.
@@ -19,9 +20,10 @@ use crate::BufferPool;
 /// outlive the pool's borrow, rent an [`OwnedRented`] instead.
 #[must_use = "dropping a `Rented` gives the buffer back at once"]
 pub struct Rented<'pool, T: Copy + Default + Send + 'static> {
-    /// Taken out exactly once, by `drop`.
-    buf: ManuallyDrop<Box<[T]>>,
-    /// Invariant: at most `buf.len()`.
+    /// The buffer and its slot's entry, so that giving it back does not work the entry out
+    /// again. Taken out exactly once, by `drop`.
+    buf: ManuallyDrop<Taken<T>>,
+    /// Invariant: at most `buf.buf().len()`.
     len: usize,
     pool: &'pool BufferPool<T>,
 }
@@ -32,27 +34,29 @@ pub struct Rented<'pool, T: Copy + Default + Send + 'static> {
 /// given back when dropped.
 #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
 pub struct OwnedRented<T: Copy + Default + Send + 'static> {
-    /// Taken out exactly once, by `drop`.
-    buf: ManuallyDrop<Box<[T]>>,
-    /// Invariant: at most `buf.len()`.
+    /// As [`Rented`]'s.
+    buf: ManuallyDrop<Taken<T>>,
+    /// Invariant: at most `buf.buf().len()`.
     len: usize,
     pool: Arc<BufferPool<T>>,
 }
 
 impl<'pool, T: Copy + Default + Send + 'static> Rented<'pool, T> {
     #[inline(always)]
-    /// `len` must be at most `buf.len()` (the pool's rents always are; checked in debug).
-    pub(crate) fn new(buf: Box<[T]>, len: usize, pool: &'pool BufferPool<T>) -> Self {
-        debug_assert!(len <= buf.len());
+    /// `len` must be at most the buffer's length (the pool's rents always are; checked in
+    /// debug).
+    pub(crate) fn new(buf: Taken<T>, len: usize, pool: &'pool BufferPool<T>) -> Self {
+        debug_assert!(len <= buf.buf().len());
         let buf = ManuallyDrop::new(buf);
         Self { buf, len, pool }
     }
 }
 
 impl<T: Copy + Default + Send + 'static> OwnedRented<T> {
-    /// `len` must be at most `buf.len()` (the pool's rents always are; checked in debug).
-    pub(crate) fn new(buf: Box<[T]>, len: usize, pool: Arc<BufferPool<T>>) -> Self {
-        debug_assert!(len <= buf.len());
+    /// `len` must be at most the buffer's length (the pool's rents always are; checked in
+    /// debug).
+    pub(crate) fn new(buf: Taken<T>, len: usize, pool: Arc<BufferPool<T>>) -> Self {
+        debug_assert!(len <= buf.buf().len());
         let buf = ManuallyDrop::new(buf);
         Self { buf, len, pool }
     }
@@ -92,7 +96,7 @@ macro_rules! guard {
             /// assert_eq!((buf.len(), buf.capacity()), (1025, 2048));
             /// ```
             pub fn capacity(&self) -> usize {
-                self.buf.len()
+                self.buf.buf().len()
             }
 
             /// Resets the elements this renter was shown to `T::default()`, then gives the
@@ -125,7 +129,7 @@ macro_rules! guard {
                 let (buf, pool) = unsafe {
                     (ManuallyDrop::into_inner(ptr::read(&this.buf)), ptr::read(&this.pool))
                 };
-                pool.give_back_cleared(buf, this.len);
+                pool.give_back_cleared(buf.into_buf(), this.len);
             }
         }
 
@@ -137,7 +141,7 @@ macro_rules! guard {
                 // bounds. This skips the check `&self.buf[..self.len]` would make on every
                 // access, whose panic path must drop the guard while unwinding and so keeps it
                 // out of registers on the hit path (P10-hit counts what one such check costs).
-                unsafe { self.buf.get_unchecked(..self.len) }
+                unsafe { self.buf.buf().get_unchecked(..self.len) }
             }
         }
 
@@ -145,7 +149,7 @@ macro_rules! guard {
             #[inline(always)]
             fn deref_mut(&mut self) -> &mut [T] {
                 // SAFETY: as in `deref`.
-                unsafe { self.buf.get_unchecked_mut(..self.len) }
+                unsafe { self.buf.buf_mut().get_unchecked_mut(..self.len) }
             }
         }
 
