@@ -35,7 +35,7 @@ use std::mem;
 use std::ptr::{self, NonNull};
 
 use crate::PoolStats;
-use crate::slot::{Entry, Slots, Taken};
+use crate::slot::{Lent, Slots};
 #[cfg(shuttle)]
 use crate::sync::LocalCell;
 use crate::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -678,30 +678,30 @@ impl<'a, T> Owned<'a, T> {
         &self.cache.counters
     }
 
-    /// See [`Slots::take_entry`].
+    /// See [`Slots::take_request`].
     #[inline(always)]
-    pub(crate) fn take_entry(self, entry: Entry) -> Option<Taken<T>> {
+    pub(crate) fn take_request(self, len: usize) -> Option<Lent<T>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.cache.slots.take_entry(entry) }
+        unsafe { self.cache.slots.take_request(len) }
     }
 
     /// See [`Slots::take`].
-    pub(crate) fn take(self, bucket: usize) -> Option<Taken<T>> {
+    pub(crate) fn take(self, bucket: usize) -> Option<Box<[T]>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
         unsafe { self.cache.slots.take(bucket) }
     }
 
     /// See [`Slots::put`].
     #[inline(always)]
-    pub(crate) fn put(self, taken: Taken<T>) -> Result<(), Taken<T>> {
+    pub(crate) fn put(self, lent: Lent<T>) -> Result<(), Lent<T>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.cache.slots.put(taken) }
+        unsafe { self.cache.slots.put(lent) }
     }
 
     /// See [`Slots::put_over`].
-    pub(crate) fn put_over(self, taken: Taken<T>) -> Result<Option<Box<[T]>>, Taken<T>> {
+    pub(crate) fn put_over(self, lent: Lent<T>) -> Result<Option<Box<[T]>>, Lent<T>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.cache.slots.put_over(taken) }
+        unsafe { self.cache.slots.put_over(lent) }
     }
 
     /// See [`Slots::drain`].
@@ -893,18 +893,18 @@ fn make_recent<T>(id: PoolId, local: &Local<T>) {
 /// (`rent(0)` and requests above the largest bucket simply miss). Counts the rent when it
 /// hits; a miss changes nothing.
 #[inline(always)]
-fn take_from<T>(owned: Owned<'_, T>, len: usize) -> Option<Taken<T>> {
-    let taken = owned.take_entry(Entry::for_request(len))?;
+fn take_from<T>(owned: Owned<'_, T>, len: usize) -> Option<Lent<T>> {
+    let lent = owned.take_request(len)?;
     Tally::Owner(owned.counters()).bump(|c| &c.rents);
-    Some(taken)
+    Some(lent)
 }
 
 /// The fast path of a give-back to `owned`: the slot of the buffer's entry is open and empty.
 /// Counts the return (`Ok`), or gives the buffer back untouched and uncounted (`Err`: a full
 /// or blocked slot, for the slow path).
 #[inline(always)]
-fn put_into<T>(owned: Owned<'_, T>, taken: Taken<T>) -> Result<(), Taken<T>> {
-    owned.put(taken)?;
+fn put_into<T>(owned: Owned<'_, T>, lent: Lent<T>) -> Result<(), Lent<T>> {
+    owned.put(lent)?;
     Tally::Owner(owned.counters()).bump(|c| &c.returns);
     Ok(())
 }
@@ -912,17 +912,17 @@ fn put_into<T>(owned: Owned<'_, T>, taken: Taken<T>) -> Result<(), Taken<T>> {
 /// [`take_from`] this thread's cache for pool `id` (not the process-wide pool), if the fast
 /// path knows it.
 #[inline(always)]
-pub(crate) fn take_cached<T>(id: PoolId, len: usize) -> Option<Taken<T>> {
+pub(crate) fn take_cached<T>(id: PoolId, len: usize) -> Option<Lent<T>> {
     take_from(fast_local::<T>(id)?, len)
 }
 
 /// [`put_into`] this thread's cache for pool `id` (not the process-wide pool), if the fast path
 /// knows it.
 #[inline(always)]
-pub(crate) fn put_cached<T>(id: PoolId, taken: Taken<T>) -> Result<(), Taken<T>> {
+pub(crate) fn put_cached<T>(id: PoolId, lent: Lent<T>) -> Result<(), Lent<T>> {
     match fast_local::<T>(id) {
-        Some(owned) => put_into(owned, taken),
-        None => Err(taken),
+        Some(owned) => put_into(owned, lent),
+        None => Err(lent),
     }
 }
 
@@ -937,7 +937,7 @@ pub(crate) fn is_shared_type<T: 'static>() -> bool {
 /// cache registered, since its slots are blocked until then.
 #[cfg(not(shuttle))]
 #[inline(always)]
-pub(crate) fn take_resident<T: 'static>(len: usize) -> Option<Taken<T>> {
+pub(crate) fn take_resident<T: 'static>(len: usize) -> Option<Lent<T>> {
     take_from(resident::owned::<T>()?, len)
 }
 
@@ -945,10 +945,10 @@ pub(crate) fn take_resident<T: 'static>(len: usize) -> Option<Taken<T>> {
 /// [`take_resident`] takes from it.
 #[cfg(not(shuttle))]
 #[inline(always)]
-pub(crate) fn put_resident<T: 'static>(taken: Taken<T>) -> Result<(), Taken<T>> {
+pub(crate) fn put_resident<T: 'static>(lent: Lent<T>) -> Result<(), Lent<T>> {
     match resident::owned::<T>() {
-        Some(owned) => put_into(owned, taken),
-        None => Err(taken),
+        Some(owned) => put_into(owned, lent),
+        None => Err(lent),
     }
 }
 

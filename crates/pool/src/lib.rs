@@ -29,7 +29,7 @@ use cache::{
     Counter, Counters, Create, Inner, Limits, Owned, PoolId, SHARED_ID, Tally, lock, with_local,
 };
 pub use guard::{OwnedRented, Rented};
-use slot::{Entry, Taken};
+use slot::{Entry, Lent};
 pub use vec_pool::{PooledVec, VecPool};
 
 /// The smallest bucket: `rent(1)` gets a buffer of this many elements, as in .NET.
@@ -930,7 +930,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
-        Rented::new(self.take(len), len, self)
+        Rented::new(self.take(len), self)
     }
 
     /// Like [`rent`](Self::rent), but a fresh buffer that cannot be allocated — any `len`,
@@ -949,7 +949,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent(&self, len: usize) -> Result<Rented<'_, T>, RentError> {
-        Ok(Rented::new(self.try_take(len)?, len, self))
+        Ok(Rented::new(self.try_take(len)?, self))
     }
 
     /// Like [`rent_owned`](Self::rent_owned), with [`try_rent`](Self::try_rent)'s fallible
@@ -968,8 +968,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent_owned(self: Arc<Self>, len: usize) -> Result<OwnedRented<T>, RentError> {
-        let taken = self.try_take(len)?;
-        Ok(OwnedRented::new(taken, len, self))
+        let lent = self.try_take(len)?;
+        Ok(OwnedRented::new(lent, self))
     }
 
     /// Like [`rent`](Self::rent), but the `len` elements shown are reset to `T::default()`
@@ -1021,8 +1021,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// ```
     #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
     pub fn rent_owned(self: Arc<Self>, len: usize) -> OwnedRented<T> {
-        let taken = self.take(len);
-        OwnedRented::new(taken, len, self)
+        let lent = self.take(len);
+        OwnedRented::new(lent, self)
     }
 
     /// Rents a buffer to write into: a [`RentedBuf`] of length 0 with room for at least
@@ -1126,15 +1126,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// [`Self::take`] with [`try_rent`](Self::try_rent)'s fallible allocation.
     #[inline]
-    pub(crate) fn try_take(&self, len: usize) -> Result<Taken<T>, RentError> {
+    pub(crate) fn try_take(&self, len: usize) -> Result<Lent<T>, RentError> {
         let hit = if self.is_shared() {
             self.take_resident(len)
         } else {
             cache::take_cached(self.id, len)
         };
         match hit {
-            Some(taken) => Ok(taken),
-            None => self.try_take_slow(len),
+            Some(lent) => Ok(lent),
+            None => Ok(Lent::new(self.try_take_slow(len)?, len)),
         }
     }
 
@@ -1145,11 +1145,12 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// storage), and one call away for the other pool this thread used last (found through a
     /// thread-local pointer); everything else goes through [`Self::take_slow`].
     #[inline(always)]
-    pub(crate) fn take(&self, len: usize) -> Taken<T> {
+    pub(crate) fn take(&self, len: usize) -> Lent<T> {
         if self.is_shared() {
             return match self.take_resident(len) {
-                Some(taken) => taken,
-                None => self.take_slow(len),
+                Some(lent) => lent,
+                // Returned in two registers, so that the hit path keeps its own in registers.
+                None => Lent::new(self.take_slow(len), len),
             };
         }
         self.take_other(len)
@@ -1158,23 +1159,23 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// [`Self::take`] for pools other than the process-wide one: out of line, so that the
     /// process-wide pool's inlined path stays short.
     #[inline(never)]
-    fn take_other(&self, len: usize) -> Taken<T> {
+    fn take_other(&self, len: usize) -> Lent<T> {
         match cache::take_cached(self.id, len) {
-            Some(taken) => taken,
-            None => self.take_slow(len),
+            Some(lent) => lent,
+            None => Lent::new(self.take_slow(len), len),
         }
     }
 
     /// The fast path of a rent from the process-wide pool: its resident cache.
     #[cfg(not(shuttle))]
     #[inline(always)]
-    fn take_resident(&self, len: usize) -> Option<Taken<T>> {
+    fn take_resident(&self, len: usize) -> Option<Lent<T>> {
         cache::take_resident(len)
     }
 
     /// Under `--cfg shuttle`, where no pool is the process-wide one, never called.
     #[cfg(shuttle)]
-    fn take_resident(&self, _len: usize) -> Option<Taken<T>> {
+    fn take_resident(&self, _len: usize) -> Option<Lent<T>> {
         None
     }
 
@@ -1204,19 +1205,18 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Every rent the fast path does not serve.
     #[cold]
     #[inline(never)]
-    fn take_slow(&self, len: usize) -> Taken<T> {
+    fn take_slow(&self, len: usize) -> Box<[T]> {
         let Ok(buf) = self.take_slow_with(len, |n| Ok::<_, Infallible>(fresh(n)));
-        Taken::new(buf)
+        buf
     }
 
     /// [`Self::take_slow`] with a fallible allocation, for `try_rent`.
     #[cold]
     #[inline(never)]
-    fn try_take_slow(&self, len: usize) -> Result<Taken<T>, RentError> {
+    fn try_take_slow(&self, len: usize) -> Result<Box<[T]>, RentError> {
         self.take_slow_with(len, |n| {
             try_fresh(n).map_err(|source| RentError::new(len, source))
         })
-        .map(Taken::new)
     }
 
     /// The slow path of a rent, allocating a fresh buffer with `fresh` (which may fail: then
@@ -1238,7 +1238,6 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             let kept = self.with_cache(bucket, |owned| {
                 let kept = owned
                     .and_then(|owned| owned.take(bucket))
-                    .map(Taken::into_buf)
                     .or_else(|| self.inner().pop(bucket));
                 if kept.is_some() {
                     self.tally(owned).bump(|c| &c.rents);
@@ -1283,42 +1282,42 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// slot's previous buffer, if any, goes down to the shared stack: the cache keeps the most
     /// recent buffer, the likeliest to be in the CPU's cache.
     #[inline(always)]
-    pub(crate) fn give_back(&self, taken: Taken<T>, shown: usize) {
+    pub(crate) fn give_back(&self, lent: Lent<T>, shown: usize) {
         if !self.is_shared() {
-            return self.give_back_other(taken, shown);
+            return self.give_back_other(lent, shown);
         }
-        self.give_back_resident(taken, shown);
+        self.give_back_resident(lent, shown);
     }
 
     /// [`Self::give_back`] for the process-wide pool: to its resident cache. It never clears
     /// (`shared_config`): no policy to look at.
     #[cfg(not(shuttle))]
     #[inline(always)]
-    fn give_back_resident(&self, taken: Taken<T>, shown: usize) {
-        if let Err(refused) = cache::put_resident(taken) {
+    fn give_back_resident(&self, lent: Lent<T>, shown: usize) {
+        if let Err(refused) = cache::put_resident(lent) {
             self.give_back_slow(refused.into_buf(), shown);
         }
     }
 
     /// Under `--cfg shuttle`, where no pool is the process-wide one, never called.
     #[cfg(shuttle)]
-    fn give_back_resident(&self, taken: Taken<T>, shown: usize) {
-        self.give_back_other(taken, shown);
+    fn give_back_resident(&self, lent: Lent<T>, shown: usize) {
+        self.give_back_other(lent, shown);
     }
 
     /// [`Self::give_back`] of a buffer without its entry (a [`RentedBuf`]'s, which may have
     /// moved between buckets).
     pub(crate) fn give_back_buf(&self, buf: Box<[T]>, shown: usize) {
-        self.give_back(Taken::new(buf), shown);
+        self.give_back(Lent::whole(buf), shown);
     }
 
     /// [`Self::give_back`] for pools other than the process-wide one, out of line.
     #[inline(never)]
-    fn give_back_other(&self, taken: Taken<T>, shown: usize) {
+    fn give_back_other(&self, lent: Lent<T>, shown: usize) {
         if self.config().clear == ClearPolicy::OnReturn {
-            return self.give_back_slow(taken.into_buf(), shown);
+            return self.give_back_slow(lent.into_buf(), shown);
         }
-        if let Err(refused) = cache::put_cached(self.id, taken) {
+        if let Err(refused) = cache::put_cached(self.id, lent) {
             self.give_back_slow(refused.into_buf(), shown);
         }
     }
@@ -1346,7 +1345,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             tally.bump(|c| &c.returns);
             let left = match owned {
                 Some(owned) => owned
-                    .put_over(Taken::new(buf))
+                    .put_over(Lent::whole(buf))
                     .unwrap_or_else(|refused| Some(refused.into_buf())),
                 None => Some(buf),
             };

@@ -182,7 +182,7 @@ fn p10_hit(run: &Run) -> Vec<Table> {
         counted(HIT_UNZEROED),
         counted(HIT_CHECKED),
     ) {
-        table.note(format!("Above the floor's loop and touch, the reused `Vec` adds {reused_adds} instructions (`clear()`, `reserve(n)` and slicing its spare capacity), the hit path {pool_adds}, the unzeroed stack array {unzeroed_adds} (its stack frame of 8 KiB), and the hit path with one more bounds check {checked_adds}: a check that can panic makes the compiler keep the guard in memory, so that unwinding can give the buffer back. The guard's own view of its buffer skips that check (`get_unchecked`, one of the crate's `unsafe` blocks)."));
+        table.note(format!("Above the floor's loop and touch, the reused `Vec` adds {reused_adds} instructions (`clear()`, `reserve(n)` and slicing its spare capacity), the hit path {pool_adds}, the unzeroed stack array {unzeroed_adds} (its stack frame of 8 KiB), and the hit path with one more bounds check {checked_adds}: a check that can panic makes the compiler keep the guard in memory, so that unwinding can give the buffer back. The guard's own view of its buffer skips that check (one of the crate's `unsafe` blocks)."));
     }
     table.note("Seed 002 took its two .NET figures from two different benchmarks, each with its own instrument cost, and warns that a 3 ns difference between instruments would be 20 % to 60 % of rows that small: it treats factors between them as an order of magnitude only. So the 3.3× target is judged three ways here: on time, on time above the floor, and on instructions above the floor.");
     table.conclude(
