@@ -685,6 +685,13 @@ impl<'a, T> Owned<'a, T> {
         unsafe { self.cache.slots.take_request(len) }
     }
 
+    /// See [`Slots::take_request_buf`].
+    #[inline(always)]
+    pub(crate) fn take_request_buf(self, len: usize) -> Option<Box<[T]>> {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.cache.slots.take_request_buf(len) }
+    }
+
     /// See [`Slots::take`].
     pub(crate) fn take(self, bucket: usize) -> Option<Box<[T]>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
@@ -910,10 +917,13 @@ fn put_into<T>(owned: Owned<'_, T>, lent: Lent<T>) -> Result<(), Lent<T>> {
 }
 
 /// [`take_from`] this thread's cache for pool `id` (not the process-wide pool), if the fast
-/// path knows it.
+/// path knows it: the buffer as a `Box`, which a call returns in two registers.
 #[inline(always)]
-pub(crate) fn take_cached<T>(id: PoolId, len: usize) -> Option<Lent<T>> {
-    take_from(fast_local::<T>(id)?, len)
+pub(crate) fn take_cached<T>(id: PoolId, len: usize) -> Option<Box<[T]>> {
+    let owned = fast_local::<T>(id)?;
+    let buf = owned.take_request_buf(len)?;
+    Tally::Owner(owned.counters()).bump(|c| &c.rents);
+    Some(buf)
 }
 
 /// [`put_into`] this thread's cache for pool `id` (not the process-wide pool), if the fast path

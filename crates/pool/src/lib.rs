@@ -1127,15 +1127,14 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// [`Self::take`] with [`try_rent`](Self::try_rent)'s fallible allocation.
     #[inline]
     pub(crate) fn try_take(&self, len: usize) -> Result<Lent<T>, RentError> {
-        let hit = if self.is_shared() {
-            self.take_resident(len)
-        } else {
-            cache::take_cached(self.id, len)
-        };
-        match hit {
-            Some(lent) => Ok(lent),
-            None => Ok(Lent::new(self.try_take_slow(len)?, len)),
+        if self.is_shared() {
+            if let Some(lent) = self.take_resident(len) {
+                return Ok(lent);
+            }
+        } else if let Some(buf) = cache::take_cached(self.id, len) {
+            return Ok(Lent::for_request(buf, len));
         }
+        Ok(Lent::for_request(self.try_take_slow(len)?, len))
     }
 
     /// Gets a buffer for a request of `len` elements and counts the rent.
@@ -1149,20 +1148,21 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         if self.is_shared() {
             return match self.take_resident(len) {
                 Some(lent) => lent,
-                // Returned in two registers, so that the hit path keeps its own in registers.
-                None => Lent::new(self.take_slow(len), len),
+                // A `Box`, returned in two registers, so that the hit path keeps its own in
+                // registers too.
+                None => Lent::for_request(self.take_slow(len), len),
             };
         }
-        self.take_other(len)
+        Lent::for_request(self.take_other(len), len)
     }
 
     /// [`Self::take`] for pools other than the process-wide one: out of line, so that the
     /// process-wide pool's inlined path stays short.
     #[inline(never)]
-    fn take_other(&self, len: usize) -> Lent<T> {
+    fn take_other(&self, len: usize) -> Box<[T]> {
         match cache::take_cached(self.id, len) {
-            Some(lent) => lent,
-            None => Lent::new(self.take_slow(len), len),
+            Some(buf) => buf,
+            None => self.take_slow(len),
         }
     }
 

@@ -83,7 +83,8 @@ impl Entry {
         }
     }
 
-    /// The capacity of the buffers of this entry, which is not `NO_ENTRY`.
+    /// The capacity of the buffers of this entry (0 for `NO_ENTRY`, whose buffers would have
+    /// `2^64` elements).
     #[inline(always)]
     fn capacity(self) -> usize {
         2 << self.0
@@ -133,6 +134,21 @@ impl<T> Lent<T> {
             "a buffer of {capacity} elements cannot show {len}"
         );
         Self::from_box(buf, entry, len)
+    }
+
+    /// Lends `buf`, handed out for a request of `len` elements: a buffer of `len`'s bucket, or
+    /// one of exactly `len` elements (as [`new`](Self::new), whose check this skips for a
+    /// bucket's buffer).
+    #[inline(always)]
+    pub(crate) fn for_request(buf: Box<[T]>, len: usize) -> Self {
+        let entry = Entry::for_request(len);
+        // `len <= entry.capacity()` for every request with an entry, so for a buffer of that
+        // capacity the invariant holds. (For `NO_ENTRY` the shift wraps to 0: only an empty
+        // buffer, shown empty, matches it, and it is then shown whole.)
+        if buf.len() == entry.capacity() {
+            return Self::from_box(buf, entry, len);
+        }
+        Self::new(buf, len)
     }
 
     /// Lends the whole of `buf`.
@@ -305,6 +321,17 @@ impl<T> Slots<T> {
             len,
             _owns: PhantomData,
         })
+    }
+
+    /// Serves a request of `len` elements as [`take_request`](Self::take_request) does, as the
+    /// `Box` of its bucket's capacity.
+    ///
+    /// # Safety
+    /// As for [`open`](Self::open).
+    #[inline(always)]
+    pub(crate) unsafe fn take_request_buf(&self, len: usize) -> Option<Box<[T]>> {
+        // SAFETY: the caller's contract is the same.
+        unsafe { self.take_request(len) }.map(Lent::into_buf)
     }
 
     /// Takes the buffer out of slot `bucket`, if it holds one.
