@@ -14,7 +14,11 @@
 //! the shared stacks. The pool's list of thread caches points into the thread's storage
 //! ([`Member::Resident`]); the thread takes its cache off that list, under the list's lock, as
 //! it retires it, and a `thread_local!` without a destructor lives until the thread has run
-//! every thread-local destructor, so the pointer is never left dangling in the list.
+//! every thread-local destructor, so the pointer is never left dangling in the list. (That is
+//! std's native thread-local storage, `#[thread_local]`, on every platform that has it; the
+//! fast-path pointer of the other pools relies on the same, as the crate's fast path always
+//! has. Where std falls back to keys of the operating system, every thread-local is boxed and
+//! freed by its key's destructor, in no set order.)
 
 use std::ptr::NonNull;
 
