@@ -390,7 +390,7 @@ macro_rules! writable {
                 if needed > self.buf.len() {
                     let capacity = bucket_capacity(needed)
                         .ok_or_else(|| RentError::capacity_overflow(needed))?;
-                    let bigger = self.pool.try_take(capacity)?;
+                    let bigger = self.pool.try_take(capacity)?.into_buf();
                     self.move_to(bigger);
                 }
                 Ok(())
@@ -431,7 +431,7 @@ macro_rules! writable {
             #[inline(never)]
             fn grow(&mut self, needed: usize) {
                 let capacity = bucket_capacity(needed).unwrap_or_else(|| capacity_overflow());
-                let bigger = self.pool.take(capacity);
+                let bigger = self.pool.take(capacity).into_buf();
                 self.move_to(bigger);
             }
 
@@ -496,7 +496,7 @@ macro_rules! writable {
                 // `drop`); `give_back_cleared` takes the fields out of a buffer that is never
                 // dropped.
                 let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
-                self.pool.give_back(buf, shown);
+                self.pool.give_back_buf(buf, shown);
             }
         }
 

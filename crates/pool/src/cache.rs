@@ -25,14 +25,17 @@
 //! The slots keep the owner protocol of [`crate::slot`]: only [`Owned`], which this module makes
 //! for the calling thread's own cache and which cannot leave that thread, takes or puts.
 
+#[cfg(not(shuttle))]
+mod resident;
+
 use std::any::Any;
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::mem;
-use std::ptr;
+use std::ptr::{self, NonNull};
 
 use crate::PoolStats;
-use crate::slot::{self, Slots};
+use crate::slot::{Lent, Slots};
 #[cfg(shuttle)]
 use crate::sync::LocalCell;
 use crate::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -58,6 +61,18 @@ pub(crate) struct Counters {
 pub(crate) type Counter = fn(&Counters) -> &AtomicU64;
 
 impl Counters {
+    /// Counters at 0, in a constant (the resident caches' initial value).
+    #[cfg(not(shuttle))]
+    pub(crate) const fn new() -> Self {
+        Self {
+            rents: AtomicU64::new(0),
+            allocations: AtomicU64::new(0),
+            returns: AtomicU64::new(0),
+            discarded: AtomicU64::new(0),
+            oversize: AtomicU64::new(0),
+        }
+    }
+
     /// Every counter, in the order a snapshot must read them: a counter that an operation
     /// bumps after another one comes first (a discard after its return, an allocation or an
     /// oversize after its rent, a return after its rent). Each counter then reads at least
@@ -246,7 +261,7 @@ pub(crate) struct Inner<T> {
     /// Every live thread's cache, at most `limits.max_thread_caches` of them. No stack's lock is
     /// ever taken while this is held (`stats` reads the stacks after releasing it), so a thread
     /// that starts or exits waits for no stack.
-    pub(crate) locals: Mutex<Vec<Arc<Local<T>>>>,
+    pub(crate) locals: Mutex<Vec<Member<T>>>,
     /// Counts of exited threads, and of operations made without a thread cache.
     pub(crate) counters: Counters,
 }
@@ -471,31 +486,45 @@ impl<T> Inner<T> {
 impl<T> Drop for Inner<T> {
     fn drop(&mut self) {
         // Threads that used the pool still hold their `Local` until they exit; free what their
-        // slots hold now rather than then.
-        for local in self
+        // slots hold now rather than then. (Only the process-wide pool has resident members,
+        // and it lives in a `static`, never dropped.)
+        for member in self
             .locals
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
         {
-            // SAFETY: the owner protocol holds, because no owner can be running: the last
-            // reference to the pool is gone, so no thread is renting or giving back, and a
-            // thread exiting now finds the pool gone and leaves its slots alone (`retire`).
-            unsafe { local.slots.drain(|_, buf| drop(buf)) };
+            if let Member::Heap(local) = member {
+                // SAFETY: the owner protocol holds, because no owner can be running: the last
+                // reference to the pool is gone, so no thread is renting or giving back, and a
+                // thread exiting now finds the pool gone and leaves its slots alone (`retire`).
+                unsafe { local.cache.slots.drain(|_, buf| drop(buf)) };
+            }
         }
     }
 }
 
-/// One thread's cache for one pool: a slot per bucket and the thread's counters.
-pub(crate) struct Local<T> {
+/// One thread's cache for one pool: a slot per bucket and the thread's counters. It lives in
+/// a [`Local`] on the heap, or, for the process-wide pool, in the thread's own storage (see
+/// `resident`).
+pub(crate) struct Cache<T> {
     /// Taken from and put into only through [`Owned`].
     slots: Slots<T>,
     pub(crate) counters: Counters,
     /// Set by `trim` on another thread: the owner empties the cache at its next slow-path visit.
     trim_requested: AtomicBool,
-    pool: Weak<Inner<T>>,
 }
 
-impl<T> Local<T> {
+impl<T> Cache<T> {
+    /// A cache with every slot blocked and its counters at 0, in a constant.
+    #[cfg(not(shuttle))]
+    pub(crate) const fn blocked() -> Self {
+        Self {
+            slots: Slots::blocked(),
+            counters: Counters::new(),
+            trim_requested: AtomicBool::new(false),
+        }
+    }
+
     /// The capacities of the buffers this cache holds (any thread may ask).
     pub(crate) fn held(&self) -> impl Iterator<Item = usize> + '_ {
         self.slots.held()
@@ -504,6 +533,57 @@ impl<T> Local<T> {
     /// Asks the owner to empty this cache at its next slow-path visit (see `BufferPool::trim`).
     pub(crate) fn request_trim(&self) {
         self.trim_requested.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A thread's cache for a pool other than the process-wide one, on the heap: shared by the
+/// thread's storage and the pool's list.
+pub(crate) struct Local<T> {
+    cache: Cache<T>,
+    pool: Weak<Inner<T>>,
+}
+
+impl<T> Drop for Local<T> {
+    fn drop(&mut self) {
+        // SAFETY: `&mut self`: no other thread can reach these slots.
+        unsafe { self.cache.slots.drain(|_, buf| drop(buf)) };
+    }
+}
+
+/// An entry of a pool's list of thread caches.
+pub(crate) enum Member<T> {
+    /// A cache on the heap, which the list keeps alive.
+    Heap(Arc<Local<T>>),
+    /// A thread's resident cache of the process-wide pool, in that thread's storage.
+    /// Invariant: it points to a live `Cache<T>` while it is in the list: the thread removes it
+    /// (under the list's lock) as it retires its caches, before its storage goes.
+    #[cfg_attr(shuttle, allow(dead_code))]
+    Resident(NonNull<Cache<T>>),
+}
+
+// SAFETY: a `Member` is an `Arc<Local<T>>` (`Send` and `Sync` when `T: Send`) or a pointer to a
+// `Cache<T>` that another thread owns. Through the pointer, other threads only read the
+// counters and the slots (atomics) and set the trim request (an atomic): what `&Cache<T>`
+// allows, and `Cache<T>` is `Sync` when `T: Send`. The buffers in its slots are only taken by
+// its owner thread.
+unsafe impl<T: Send> Send for Member<T> {}
+// SAFETY: as for `Send`: shared, a `Member` gives only `&Cache<T>`.
+unsafe impl<T: Send> Sync for Member<T> {}
+
+impl<T> Member<T> {
+    /// The cache.
+    pub(crate) fn cache(&self) -> &Cache<T> {
+        match self {
+            Self::Heap(local) => &local.cache,
+            // SAFETY: by the invariant on `Resident`, the cache is alive while it is in the
+            // list, and the caller borrows the list (under its lock).
+            Self::Resident(cache) => unsafe { cache.as_ref() },
+        }
+    }
+
+    /// Whether this is `cache`.
+    fn is(&self, cache: *const Cache<T>) -> bool {
+        ptr::eq(self.cache(), cache)
     }
 }
 
@@ -522,21 +602,44 @@ impl<T: Send + 'static> Local<T> {
         if max != usize::MAX && lock(&inner.locals).len() >= max {
             return None;
         }
+        let slots = Slots::blocked();
+        // SAFETY: no other thread can reach these slots yet.
+        unsafe { slots.open(inner.limits.cache_slots) };
         let local = Arc::new(Self {
-            slots: Slots::new(inner.limits.cache_slots),
-            counters: Counters::default(),
-            trim_requested: AtomicBool::new(false),
+            cache: Cache {
+                slots,
+                counters: Counters::default(),
+                trim_requested: AtomicBool::new(false),
+            },
             pool: Arc::downgrade(inner),
         });
-        let placed = {
-            let mut locals = lock(&inner.locals);
-            let room = locals.len() < max;
-            if room {
-                locals.push(Arc::clone(&local));
-            }
-            room
-        };
-        placed.then_some(local)
+        inner
+            .admit(|| Member::Heap(Arc::clone(&local)))
+            .then_some(local)
+    }
+}
+
+impl<T> Inner<T> {
+    /// Puts `member()` in the list of thread caches if it has room (`max_thread_caches`);
+    /// whether it did. A member made for a place taken meanwhile is dropped after the list's
+    /// lock is released.
+    fn admit(&self, member: impl FnOnce() -> Member<T>) -> bool {
+        let max = self.limits.max_thread_caches;
+        let mut locals = lock(&self.locals);
+        if locals.len() >= max {
+            return false;
+        }
+        locals.push(member());
+        true
+    }
+
+    /// Adds a retiring cache's counts to the pool's and takes it off the list, in one critical
+    /// section, so a `stats` snapshot sees the thread either still in the list or entirely
+    /// folded into the pool's counters.
+    fn dismiss(&self, cache: &Cache<T>) {
+        let mut locals = lock(&self.locals);
+        self.counters.absorb(&cache.counters);
+        locals.retain(|member| !member.is(cache));
     }
 }
 
@@ -544,7 +647,7 @@ impl<T: Send + 'static> Local<T> {
 /// thread's own cache, and it is neither `Send` nor `Sync`, so it cannot reach another thread:
 /// whatever is taken or put through it keeps the slots' owner protocol.
 pub(crate) struct Owned<'a, T> {
-    local: &'a Local<T>,
+    cache: &'a Cache<T>,
     _this_thread: PhantomData<*const ()>,
 }
 
@@ -558,12 +661,13 @@ impl<T> Copy for Owned<'_, T> {}
 
 impl<'a, T> Owned<'a, T> {
     /// # Safety
-    /// `local` is the calling thread's own cache, and nothing else takes from or puts into it
-    /// while the `Owned` lives (true of the cache this module keeps for the calling thread).
+    /// `cache` is the calling thread's own cache, and nothing else takes from, puts into, opens
+    /// or closes it while the `Owned` lives (true of the caches this module keeps for the
+    /// calling thread).
     #[inline(always)]
-    unsafe fn new(local: &'a Local<T>) -> Self {
+    unsafe fn new(cache: &'a Cache<T>) -> Self {
         Self {
-            local,
+            cache,
             _this_thread: PhantomData,
         }
     }
@@ -571,39 +675,66 @@ impl<'a, T> Owned<'a, T> {
     /// This thread's counters for the pool.
     #[inline(always)]
     pub(crate) fn counters(self) -> &'a Counters {
-        &self.local.counters
+        &self.cache.counters
     }
 
-    /// See [`Slots::take_entry`].
+    /// See [`Slots::take_request`].
     #[inline(always)]
-    pub(crate) fn take_entry(self, entry: usize) -> Option<Box<[T]>> {
+    pub(crate) fn take_request(self, len: usize) -> Option<Lent<T>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.local.slots.take_entry(entry) }
+        unsafe { self.cache.slots.take_request(len) }
+    }
+
+    /// See [`Slots::take_request_buf`].
+    #[inline(always)]
+    pub(crate) fn take_request_buf(self, len: usize) -> Option<Box<[T]>> {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.cache.slots.take_request_buf(len) }
     }
 
     /// See [`Slots::take`].
     pub(crate) fn take(self, bucket: usize) -> Option<Box<[T]>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.local.slots.take(bucket) }
+        unsafe { self.cache.slots.take(bucket) }
     }
 
     /// See [`Slots::put`].
     #[inline(always)]
-    pub(crate) fn put(self, buf: Box<[T]>) -> Result<Option<Box<[T]>>, Box<[T]>> {
+    pub(crate) fn put(self, lent: Lent<T>) -> Result<(), Lent<T>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.local.slots.put(buf) }
+        unsafe { self.cache.slots.put(lent) }
+    }
+
+    /// See [`Slots::put_over`].
+    pub(crate) fn put_over(self, lent: Lent<T>) -> Result<Option<Box<[T]>>, Lent<T>> {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.cache.slots.put_over(lent) }
     }
 
     /// See [`Slots::drain`].
     pub(crate) fn drain(self, f: impl FnMut(usize, Box<[T]>)) {
         // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.local.slots.drain(f) }
+        unsafe { self.cache.slots.drain(f) }
+    }
+
+    /// See [`Slots::open`].
+    #[cfg(not(shuttle))]
+    fn open(self, buckets: usize) {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.cache.slots.open(buckets) }
+    }
+
+    /// See [`Slots::close`].
+    #[cfg(not(shuttle))]
+    fn close(self, f: impl FnMut(usize, Box<[T]>)) {
+        // SAFETY: the owner protocol, by `Owned`'s contract.
+        unsafe { self.cache.slots.close(f) }
     }
 
     /// Empties the cache if a `trim` on another thread asked for it (a load first, so that the
     /// usual answer, no, costs no atomic read-modify-write).
     pub(crate) fn honour_trim(self) {
-        let requested = &self.local.trim_requested;
+        let requested = &self.cache.trim_requested;
         if requested.load(Ordering::Relaxed) && requested.swap(false, Ordering::Relaxed) {
             self.drain(|_, buf| drop(buf));
         }
@@ -612,15 +743,15 @@ impl<'a, T> Owned<'a, T> {
     /// Empties the cache now (and forgets any request to), returning how many elements of
     /// buffer it freed.
     pub(crate) fn empty(self) -> u64 {
-        self.local.trim_requested.store(false, Ordering::Relaxed);
+        self.cache.trim_requested.store(false, Ordering::Relaxed);
         let mut freed = 0;
         self.drain(|_, buf| freed += buf.len() as u64);
         freed
     }
 
-    /// Whether `local` is this cache.
-    pub(crate) fn is(self, local: &Local<T>) -> bool {
-        ptr::eq(self.local, local)
+    /// Whether `member` is this cache.
+    pub(crate) fn is(self, member: &Member<T>) -> bool {
+        member.is(self.cache)
     }
 }
 
@@ -642,33 +773,41 @@ impl<T: Send + 'static> Retire for Local<T> {
             return;
         };
         // SAFETY: `retire` is called only by `ThreadCaches::drop`, on the thread that owns this
-        // cache, after the fast-path pointers to it are cleared; the pool is alive (`inner`
+        // cache, after the fast-path pointer to it is cleared; the pool is alive (`inner`
         // keeps it so until the end of this call), so no other thread empties it.
-        let owned = unsafe { Owned::new(self) };
-        // The buffers first, outside the list's lock, so that freeing the ones the stacks cannot
-        // keep holds up no `stats` and no other thread's first use. This thread's returns are
-        // still in its counters, which `stats` sums while the thread is in the list, so a
-        // discard counted here never shows without its return.
-        let pool = Tally::Shared(&inner.counters);
-        if self.trim_requested.swap(false, Ordering::Relaxed) {
-            // A `trim` asked this cache to empty: it is freed, not handed to the stacks.
-            owned.drain(|_, buf| drop(buf));
-        } else {
-            owned.drain(|bucket, buf| {
-                if inner.push(bucket, buf).is_err() {
-                    pool.bump(|c| &c.discarded);
-                }
-            });
-        }
-        // Under the list's lock, so a `stats` snapshot sees this thread either still in the
-        // list or entirely folded into the pool's counters.
-        let mut locals = lock(&inner.locals);
-        inner.counters.absorb(&self.counters);
-        locals.retain(|local| !std::ptr::eq(Arc::as_ptr(local), self));
+        let owned = unsafe { Owned::new(&self.cache) };
+        give_back_cached(&inner, owned, |owned, f| owned.drain(f));
+        inner.dismiss(&self.cache);
     }
 
     fn orphaned(&self) -> bool {
         self.pool.strong_count() == 0
+    }
+}
+
+/// A retiring thread's cached buffers, emptied out of `owned` by `empty`, back to the pool: to
+/// the shared stacks (within their bounds; the rest are freed and counted as discarded), or all
+/// freed if a `trim` asked this cache to empty.
+///
+/// Runs before the cache leaves the pool's list and outside the list's lock, so that freeing
+/// the buffers the stacks cannot keep holds up no `stats` and no other thread's first use. This
+/// thread's returns are still in its counters, which `stats` sums while the thread is in the
+/// list, so a discard counted here never shows without its return.
+fn give_back_cached<'a, T>(
+    inner: &Inner<T>,
+    owned: Owned<'a, T>,
+    empty: impl FnOnce(Owned<'a, T>, &mut dyn FnMut(usize, Box<[T]>)),
+) {
+    let pool = Tally::Shared(&inner.counters);
+    if owned.cache.trim_requested.swap(false, Ordering::Relaxed) {
+        // A `trim` asked this cache to empty: it is freed, not handed to the stacks.
+        empty(owned, &mut |_, buf| drop(buf));
+    } else {
+        empty(owned, &mut |bucket, buf| {
+            if inner.push(bucket, buf).is_err() {
+                pool.bump(|c| &c.discarded);
+            }
+        });
     }
 }
 
@@ -683,22 +822,25 @@ pub(crate) const SHARED_ID: PoolId = 0;
 /// An id no pool has: the fast path's "no pool yet".
 const NO_POOL: PoolId = PoolId::MAX;
 
-/// This thread's caches, owned: the process-wide pool's in a field of its own, every other
+/// This thread's caches, owned: whether the process-wide pool's resident cache is registered
+/// (see `resident`; under `--cfg shuttle` that pool is one of the others), and every other
 /// pool's in a short list keyed by the pool's id. Dropped when the thread exits, which retires
 /// every cache.
 struct ThreadCaches {
-    shared: OnceCell<Arc<Local<u8>>>,
+    #[cfg(not(shuttle))]
+    resident: Cell<bool>,
     others: RefCell<Vec<(PoolId, Arc<dyn Retire>)>>,
 }
 
 impl Drop for ThreadCaches {
     fn drop(&mut self) {
         // First of all: the fast path must not reach a cache once it is being retired. (The
-        // pointers' storage has no destructor, so it is never gone while the thread runs.)
+        // pointer's storage has no destructor, so it is never gone while the thread runs; the
+        // resident cache blocks its slots as it retires.)
         FAST_RECENT.set((NO_POOL, ptr::null()));
-        FAST_SHARED.set(ptr::null());
-        if let Some(local) = self.shared.take() {
-            local.retire();
+        #[cfg(not(shuttle))]
+        if self.resident.get() {
+            resident::retire();
         }
         for (_, local) in mem::take(self.others.get_mut()) {
             local.retire();
@@ -708,47 +850,45 @@ impl Drop for ThreadCaches {
 
 thread_local! {
     static CACHES: ThreadCaches = const {
-        ThreadCaches { shared: OnceCell::new(), others: RefCell::new(Vec::new()) }
+        ThreadCaches {
+            #[cfg(not(shuttle))]
+            resident: Cell::new(false),
+            others: RefCell::new(Vec::new()),
+        }
     };
 
-    // The fast path's way to this thread's caches: plain pointers in storage that has no
-    // destructor, so reading one costs a load (a `thread_local!` with a destructor first
-    // checks whether it is still alive). Only this thread reads or writes them.
+    // The fast path's way to this thread's cache of a pool other than `shared()`: a plain
+    // pointer in storage that has no destructor, so reading it costs a load (a `thread_local!`
+    // with a destructor first checks whether it is still alive). Only this thread reads or
+    // writes it.
 
     /// The pool other than `shared()` this thread used most recently. Invariant:
     /// `(NO_POOL, _)`, or `(id, local)` where `local` is the `Local<T>` of pool `id` (whose
     /// element type is `T`), owned by an entry of this thread's `CACHES.others` that stays
     /// while pool `id` is alive.
     static FAST_RECENT: Cell<(PoolId, *const ())> = const { Cell::new((NO_POOL, ptr::null())) };
-    /// Invariant: null, or the `Local<u8>` that `CACHES.shared` of this thread owns.
-    static FAST_SHARED: Cell<*const ()> = const { Cell::new(ptr::null()) };
 }
 
-/// This thread's cache for pool `id`, if the fast path knows it: the process-wide pool's
-/// registered cache, or the cache of the other pool this thread used most recently.
+/// This thread's cache for pool `id`, if the fast path knows it: the cache of the pool other
+/// than `shared()` this thread used most recently.
 ///
 /// The caller must be pool `id` itself, with element type `T`: a pool passes its own id (the
-/// field is private and ids are never reused), and `SHARED_ID` belongs to a pool of `u8`.
+/// field is private and ids are never reused).
 #[inline(always)]
 fn fast_local<'a, T>(id: PoolId) -> Option<Owned<'a, T>> {
-    let local = if id == SHARED_ID {
-        FAST_SHARED.get()
-    } else {
-        let (recent, local) = FAST_RECENT.get();
-        if recent != id {
-            return None;
-        }
-        local
-    };
-    // SAFETY: by the invariants on `FAST_SHARED` and `FAST_RECENT`, a non-null `local` for
-    // `id` is pool `id`'s `Local`, of pool `id`'s element type, which is `T` since the caller
-    // is pool `id`; it is owned by this thread's `CACHES`, which keeps it while the pool is
-    // alive (the caller borrows the pool, so it is) and until `ThreadCaches::drop`, which
-    // resets both pointers first and cannot run during this call on this thread.
+    let (recent, local) = FAST_RECENT.get();
+    if recent != id {
+        return None;
+    }
+    // SAFETY: by the invariant on `FAST_RECENT`, a non-null `local` for `id` is pool `id`'s
+    // `Local`, of pool `id`'s element type, which is `T` since the caller is pool `id`; it is
+    // owned by this thread's `CACHES`, which keeps it while the pool is alive (the caller
+    // borrows the pool, so it is) and until `ThreadCaches::drop`, which resets the pointer
+    // first and cannot run during this call on this thread.
     let local = unsafe { local.cast::<Local<T>>().as_ref() }?;
     // SAFETY: it is this thread's own cache (it came from this thread's storage), and the pool
     // is alive, so no other thread empties it.
-    Some(unsafe { Owned::new(local) })
+    Some(unsafe { Owned::new(&local.cache) })
 }
 
 /// Makes pool `id`'s cache (not the process-wide pool's) the one [`fast_local`] finds.
@@ -756,28 +896,70 @@ fn make_recent<T>(id: PoolId, local: &Local<T>) {
     FAST_RECENT.set((id, ptr::from_ref(local).cast()));
 }
 
-/// The fast path of a rent of `len` elements: the fast path knows this thread's cache for pool
-/// `id`, and the slot for `len` holds a buffer (`rent(0)` and requests above the largest
-/// bucket simply miss). Counts the rent when it hits; a miss changes nothing.
+/// The fast path of a rent of `len` elements from `owned`: the slot for `len` holds a buffer
+/// (`rent(0)` and requests above the largest bucket simply miss). Counts the rent when it
+/// hits; a miss changes nothing.
+#[inline(always)]
+fn take_from<T>(owned: Owned<'_, T>, len: usize) -> Option<Lent<T>> {
+    let lent = owned.take_request(len)?;
+    Tally::Owner(owned.counters()).bump(|c| &c.rents);
+    Some(lent)
+}
+
+/// The fast path of a give-back to `owned`: the slot of the buffer's entry is open and empty.
+/// Counts the return (`Ok`), or gives the buffer back untouched and uncounted (`Err`: a full
+/// or blocked slot, for the slow path).
+#[inline(always)]
+fn put_into<T>(owned: Owned<'_, T>, lent: Lent<T>) -> Result<(), Lent<T>> {
+    owned.put(lent)?;
+    Tally::Owner(owned.counters()).bump(|c| &c.returns);
+    Ok(())
+}
+
+/// [`take_from`] this thread's cache for pool `id` (not the process-wide pool), if the fast
+/// path knows it: the buffer as a `Box`, which a call returns in two registers.
 #[inline(always)]
 pub(crate) fn take_cached<T>(id: PoolId, len: usize) -> Option<Box<[T]>> {
     let owned = fast_local::<T>(id)?;
-    let buf = owned.take_entry(slot::entry_for(len))?;
+    let buf = owned.take_request_buf(len)?;
     Tally::Owner(owned.counters()).bump(|c| &c.rents);
     Some(buf)
 }
 
-/// The fast path of a give-back: the fast path knows this thread's cache for pool `id`, and it
-/// has a slot for `buf`'s capacity. Counts the return and gives back the buffer that slot held
-/// before (`Ok`), or gives `buf` back untouched and uncounted (`Err`).
+/// [`put_into`] this thread's cache for pool `id` (not the process-wide pool), if the fast path
+/// knows it.
 #[inline(always)]
-pub(crate) fn put_cached<T>(id: PoolId, buf: Box<[T]>) -> Result<Option<Box<[T]>>, Box<[T]>> {
-    let Some(owned) = fast_local::<T>(id) else {
-        return Err(buf);
-    };
-    let previous = owned.put(buf)?;
-    Tally::Owner(owned.counters()).bump(|c| &c.returns);
-    Ok(previous)
+pub(crate) fn put_cached<T>(id: PoolId, lent: Lent<T>) -> Result<(), Lent<T>> {
+    match fast_local::<T>(id) {
+        Some(owned) => put_into(owned, lent),
+        None => Err(lent),
+    }
+}
+
+/// Whether `T` is the process-wide pool's element type, `u8`: decided at compile time.
+#[inline(always)]
+pub(crate) fn is_shared_type<T: 'static>() -> bool {
+    std::any::TypeId::of::<T>() == std::any::TypeId::of::<u8>()
+}
+
+/// [`take_from`] this thread's resident cache of the process-wide pool, whose element type
+/// `T` is (see [`is_shared_type`]; for any other `T`, a miss). Misses while the thread has no
+/// cache registered, since its slots are blocked until then.
+#[cfg(not(shuttle))]
+#[inline(always)]
+pub(crate) fn take_resident<T: 'static>(len: usize) -> Option<Lent<T>> {
+    take_from(resident::owned::<T>()?, len)
+}
+
+/// [`put_into`] this thread's resident cache of the process-wide pool, as
+/// [`take_resident`] takes from it.
+#[cfg(not(shuttle))]
+#[inline(always)]
+pub(crate) fn put_resident<T: 'static>(lent: Lent<T>) -> Result<(), Lent<T>> {
+    match resident::owned::<T>() {
+        Some(owned) => put_into(owned, lent),
+        None => Err(lent),
+    }
 }
 
 /// Whether [`with_local`] creates the thread's cache when it has none.
@@ -795,10 +977,10 @@ pub(crate) enum Create {
 /// thread's storage is already gone (a guard dropped by another thread-local's destructor
 /// during thread exit).
 ///
-/// The slow path of every operation that [`take_cached`] and [`put_cached`] do not serve: a
-/// thread's first use of a pool (registration), a pool other than the one this thread used
-/// last (a search of its short list of pools, which then becomes the most recent), a slot that
-/// is empty or full, a request no bucket serves.
+/// The slow path of every operation that the fast path does not serve: a thread's first use of
+/// a pool (registration), a pool other than the one this thread used last (a search of its
+/// short list of pools, which then becomes the most recent), a slot that is empty or full, a
+/// request no bucket serves.
 ///
 /// `f` runs after every borrow of this thread's storage has ended: it may do anything,
 /// including renting from another pool this thread has never used (which registers a cache in
@@ -809,6 +991,10 @@ pub(crate) fn with_local<T: Send + 'static, R>(
     create: Create,
     f: impl FnOnce(Option<Owned<'_, T>>) -> R,
 ) -> R {
+    #[cfg(not(shuttle))]
+    if id == SHARED_ID {
+        return f(resident::find_or_register(inner, create));
+    }
     let owned = fast_local::<T>(id).or_else(|| {
         let known = CACHES
             .try_with(|caches| find_or_register(caches, id, inner, create))
@@ -819,22 +1005,16 @@ pub(crate) fn with_local<T: Send + 'static, R>(
     f(owned)
 }
 
-/// Makes this thread's cache for pool `id` the one [`fast_local`] finds, creating and
-/// registering it if `create` says so and the pool has a place for it (`max_thread_caches`);
-/// whether there is one now. Nothing else runs while the thread's list of pools is borrowed.
+/// Makes this thread's cache for pool `id` (not the process-wide pool's resident one) the one
+/// [`fast_local`] finds, creating and registering it if `create` says so and the pool has a
+/// place for it (`max_thread_caches`); whether there is one now. Nothing else runs while the
+/// thread's list of pools is borrowed.
 fn find_or_register<T: Send + 'static>(
     caches: &ThreadCaches,
     id: PoolId,
     inner: &Arc<Inner<T>>,
     create: Create,
 ) -> bool {
-    if id == SHARED_ID {
-        // A registered cache for the process-wide pool is always the one `FAST_SHARED` names.
-        if caches.shared.get().is_some() {
-            return true;
-        }
-        return create == Create::Yes && register_shared(caches, inner);
-    }
     {
         let others = caches.others.borrow();
         if let Some((_, local)) = others.iter().find(|(other, _)| *other == id) {
@@ -856,24 +1036,6 @@ fn find_or_register<T: Send + 'static>(
 /// holds its own element type.
 fn as_local<T: 'static>(local: &dyn Any) -> Option<&Local<T>> {
     local.downcast_ref()
-}
-
-/// Registers this thread's cache for the process-wide pool; whether it has one now (`false`
-/// only if the pool has no place for it).
-#[cold]
-#[inline(never)]
-fn register_shared<T: Send + 'static>(caches: &ThreadCaches, inner: &Arc<Inner<T>>) -> bool {
-    let Some(local) = Local::register(inner) else {
-        return false;
-    };
-    if let Some(bytes) = (&local as &dyn Any).downcast_ref::<Arc<Local<u8>>>() {
-        // `set` fails only if the cell is already set, which the caller checked.
-        if caches.shared.set(Arc::clone(bytes)).is_ok() {
-            // The invariant on `FAST_SHARED`: `caches.shared` owns it now.
-            FAST_SHARED.set(Arc::as_ptr(bytes).cast());
-        }
-    }
-    true
 }
 
 /// Registers this thread's cache for pool `id`, not the process-wide one; whether it has one

@@ -113,8 +113,9 @@
 //! ```compile_fail,E0451
 //! let pool = hotpath_pool::BufferPool::<u8>::new(hotpath_pool::PoolConfig::default());
 //! let foreign: Box<[u8]> = vec![0u8; 64].into_boxed_slice();
-//! let buf = std::mem::ManuallyDrop::new(foreign);
-//! let fake = hotpath_pool::Rented { buf, len: 64, pool: &pool };
+//! // Whatever would stand for the buffer (`todo!()` takes any type), the fields are private.
+//! let fake: hotpath_pool::Rented<'_, u8> =
+//!     hotpath_pool::Rented { buf: todo!("{}", foreign.len()), pool: &pool };
 //! drop(fake);
 //! ```
 //! The twin gets its guard from the pool:

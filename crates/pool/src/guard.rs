@@ -9,6 +9,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::BufferPool;
+use crate::slot::Lent;
 
 /// A rented buffer: derefs to `[T]` of the requested length, and gives the buffer back to its
 /// pool when dropped — at the end of scope, on early return and during a panic's unwinding.
@@ -19,10 +20,9 @@ use crate::BufferPool;
 /// outlive the pool's borrow, rent an [`OwnedRented`] instead.
 #[must_use = "dropping a `Rented` gives the buffer back at once"]
 pub struct Rented<'pool, T: Copy + Default + Send + 'static> {
-    /// Taken out exactly once, by `drop`.
-    buf: ManuallyDrop<Box<[T]>>,
-    /// Invariant: at most `buf.len()`.
-    len: usize,
+    /// The buffer, its slot's entry (so that giving it back does not work the slot out again)
+    /// and the length shown. Taken out exactly once, by `drop`.
+    buf: ManuallyDrop<Lent<T>>,
     pool: &'pool BufferPool<T>,
 }
 
@@ -32,29 +32,23 @@ pub struct Rented<'pool, T: Copy + Default + Send + 'static> {
 /// given back when dropped.
 #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
 pub struct OwnedRented<T: Copy + Default + Send + 'static> {
-    /// Taken out exactly once, by `drop`.
-    buf: ManuallyDrop<Box<[T]>>,
-    /// Invariant: at most `buf.len()`.
-    len: usize,
+    /// As [`Rented`]'s.
+    buf: ManuallyDrop<Lent<T>>,
     pool: Arc<BufferPool<T>>,
 }
 
 impl<'pool, T: Copy + Default + Send + 'static> Rented<'pool, T> {
     #[inline(always)]
-    /// `len` must be at most `buf.len()` (the pool's rents always are; checked in debug).
-    pub(crate) fn new(buf: Box<[T]>, len: usize, pool: &'pool BufferPool<T>) -> Self {
-        debug_assert!(len <= buf.len());
+    pub(crate) fn new(buf: Lent<T>, pool: &'pool BufferPool<T>) -> Self {
         let buf = ManuallyDrop::new(buf);
-        Self { buf, len, pool }
+        Self { buf, pool }
     }
 }
 
 impl<T: Copy + Default + Send + 'static> OwnedRented<T> {
-    /// `len` must be at most `buf.len()` (the pool's rents always are; checked in debug).
-    pub(crate) fn new(buf: Box<[T]>, len: usize, pool: Arc<BufferPool<T>>) -> Self {
-        debug_assert!(len <= buf.len());
+    pub(crate) fn new(buf: Lent<T>, pool: Arc<BufferPool<T>>) -> Self {
         let buf = ManuallyDrop::new(buf);
-        Self { buf, len, pool }
+        Self { buf, pool }
     }
 
     /// The pool this buffer goes back to.
@@ -92,7 +86,7 @@ macro_rules! guard {
             /// assert_eq!((buf.len(), buf.capacity()), (1025, 2048));
             /// ```
             pub fn capacity(&self) -> usize {
-                self.buf.len()
+                self.buf.capacity()
             }
 
             /// Resets the elements this renter was shown to `T::default()`, then gives the
@@ -125,7 +119,8 @@ macro_rules! guard {
                 let (buf, pool) = unsafe {
                     (ManuallyDrop::into_inner(ptr::read(&this.buf)), ptr::read(&this.pool))
                 };
-                pool.give_back_cleared(buf, this.len);
+                let shown = buf.len();
+                pool.give_back_cleared(buf.into_buf(), shown);
             }
         }
 
@@ -133,19 +128,18 @@ macro_rules! guard {
             type Target = [T];
             #[inline(always)]
             fn deref(&self) -> &[T] {
-                // SAFETY: `len <= buf.len()` (the invariant on `len`), so the range is in
-                // bounds. This skips the check `&self.buf[..self.len]` would make on every
-                // access, whose panic path must drop the guard while unwinding and so keeps it
-                // out of registers on the hit path (P10-hit counts what one such check costs).
-                unsafe { self.buf.get_unchecked(..self.len) }
+                // The lent buffer's own view of its `len` elements, with no check: a check
+                // that could panic would have to drop the guard while unwinding, and so would
+                // keep it out of registers on the hit path (P10-hit counts what one such check
+                // costs).
+                self.buf.as_slice()
             }
         }
 
         impl<$($lt,)? T: Copy + Default + Send + 'static> DerefMut for $guard<$($lt,)? T> {
             #[inline(always)]
             fn deref_mut(&mut self) -> &mut [T] {
-                // SAFETY: as in `deref`.
-                unsafe { self.buf.get_unchecked_mut(..self.len) }
+                self.buf.as_mut_slice()
             }
         }
 
@@ -173,14 +167,15 @@ macro_rules! guard {
                 // (instead of swapping an empty one in) leaves the field logically moved-from,
                 // which `ManuallyDrop` keeps the compiler from dropping again.
                 let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
-                self.pool.give_back(buf, self.len);
+                let shown = buf.len();
+                self.pool.give_back(buf, shown);
             }
         }
 
         impl<$($lt,)? T: Copy + Default + Send + 'static> fmt::Debug for $guard<$($lt,)? T> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($guard))
-                    .field("len", &self.len)
+                    .field("len", &self.buf.len())
                     .field("capacity", &self.capacity())
                     .finish_non_exhaustive()
             }

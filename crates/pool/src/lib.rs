@@ -20,6 +20,7 @@ use std::collections::TryReserveError;
 use std::convert::Infallible;
 use std::fmt;
 use std::mem;
+use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -28,6 +29,7 @@ use cache::{
     Counter, Counters, Create, Inner, Limits, Owned, PoolId, SHARED_ID, Tally, lock, with_local,
 };
 pub use guard::{OwnedRented, Rented};
+use slot::{Entry, Lent};
 pub use vec_pool::{PooledVec, VecPool};
 
 /// The smallest bucket: `rent(1)` gets a buffer of this many elements, as in .NET.
@@ -610,22 +612,56 @@ impl PoolStats {
 /// - **`'static`**: each thread's cache is found through thread-local storage, which outlives
 ///   any borrow. A buffer of borrowed references is not a buffer.
 pub struct BufferPool<T: Send> {
+    /// Set when the pool is created, but for [`shared`]'s, which lives in a `static` and is set
+    /// at its first use off the fast path (its configuration reads the number of cores, which
+    /// a constant cannot).
+    state: OnceLock<State<T>>,
+    /// Which entry of each thread's storage holds this pool's cache.
+    id: PoolId,
+}
+
+/// What a pool is made of once it exists.
+struct State<T> {
     config: PoolConfig,
     /// How many buckets: bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
     buckets: usize,
-    /// Which entry of each thread's storage holds this pool's cache.
-    id: PoolId,
     inner: Arc<Inner<T>>,
+}
+
+impl<T> State<T> {
+    fn new(config: PoolConfig) -> Result<Self, ConfigError> {
+        let buckets = buckets_for::<T>(config.max_len)?;
+        let limits = Limits {
+            max_per_bucket: config.max_per_bucket,
+            max_shared_bytes: config.max_shared_bytes,
+            cache_slots: cached_buckets::<T>(&config, buckets),
+            max_thread_caches: config.max_thread_caches,
+        };
+        Ok(Self {
+            config,
+            buckets,
+            inner: Arc::new(Inner::new(buckets, limits)),
+        })
+    }
 }
 
 impl<T: Send> fmt::Debug for BufferPool<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BufferPool")
-            .field("config", &self.config)
-            .field("buckets", &self.buckets)
-            .finish_non_exhaustive()
+        let mut debug = f.debug_struct("BufferPool");
+        if let Some(state) = self.state.get() {
+            debug
+                .field("config", &state.config)
+                .field("buckets", &state.buckets);
+        }
+        debug.finish_non_exhaustive()
     }
 }
+
+/// The process-wide pool: a constant until its first use off the fast path sets its state.
+static SHARED: BufferPool<u8> = BufferPool {
+    state: OnceLock::new(),
+    id: SHARED_ID,
+};
 
 /// The bucket capacity a request of `len` elements is rounded up to (`len ≥ 1`).
 ///
@@ -685,19 +721,54 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     fn with_id(config: PoolConfig, id: PoolId) -> Result<Self, ConfigError> {
-        let buckets = buckets_for::<T>(config.max_len)?;
-        let limits = Limits {
-            max_per_bucket: config.max_per_bucket,
-            max_shared_bytes: config.max_shared_bytes,
-            cache_slots: cached_buckets::<T>(&config, buckets),
-            max_thread_caches: config.max_thread_caches,
-        };
         Ok(Self {
-            config,
-            buckets,
+            state: OnceLock::from(State::new(config)?),
             id,
-            inner: Arc::new(Inner::new(buckets, limits)),
         })
+    }
+
+    /// This pool's state: set when it was created, or, for [`shared`], now.
+    #[inline]
+    fn state(&self) -> &State<T> {
+        match self.state.get() {
+            Some(state) => state,
+            None => self.init_shared(),
+        }
+    }
+
+    /// Sets [`shared`]'s state at its first use (the only pool created without one).
+    #[cold]
+    #[inline(never)]
+    fn init_shared(&self) -> &State<T> {
+        self.state
+            .get_or_init(|| match State::new(shared_config()) {
+                Ok(state) => state,
+                Err(err) => unreachable!("the shared configuration is valid: {err}"),
+            })
+    }
+
+    /// The shared stacks, the list of thread caches and the pool's counters.
+    pub(crate) fn inner(&self) -> &Arc<Inner<T>> {
+        &self.state().inner
+    }
+
+    /// How many buckets: bucket `b` holds buffers of `MIN_BUCKET_LEN << b` elements.
+    fn buckets(&self) -> usize {
+        self.state().buckets
+    }
+
+    /// Whether this is [`shared`], the process-wide pool: decided at compile time where the
+    /// pool is known (`shared().rent(n)`, and a guard of it dropped where it was rented), else
+    /// by one compare. Its fast path is the resident cache's, inlined into the caller; under
+    /// `--cfg shuttle` it is a pool like any other.
+    #[inline(always)]
+    fn is_shared(&self) -> bool {
+        cfg!(not(shuttle))
+            && cache::is_shared_type::<T>()
+            && ptr::eq(
+                ptr::from_ref(self).cast::<()>(),
+                ptr::from_ref(&SHARED).cast(),
+            )
     }
 
     /// The configuration this pool was created with.
@@ -711,7 +782,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// assert_eq!(p.config().max_per_bucket, 8);
     /// ```
     pub fn config(&self) -> &PoolConfig {
-        &self.config
+        &self.state().config
     }
 
     /// The largest capacity kept by this pool (its largest bucket), in elements: every request
@@ -728,7 +799,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// assert_eq!(p.rent(1025).capacity(), 1025); // above: exact size, not kept
     /// ```
     pub fn largest_bucket(&self) -> usize {
-        MIN_BUCKET_LEN << (self.buckets - 1)
+        MIN_BUCKET_LEN << (self.buckets() - 1)
     }
 
     /// The largest capacity a thread keeps in its own cache, in elements (0 without thread
@@ -745,7 +816,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// assert_eq!(p.largest_cached_bucket(), 1024);
     /// ```
     pub fn largest_cached_bucket(&self) -> usize {
-        match self.inner.limits.cache_slots {
+        match self.inner().limits.cache_slots {
             0 => 0,
             slots => MIN_BUCKET_LEN << (slots - 1),
         }
@@ -803,10 +874,11 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             0 => 0,
             largest => (2 * largest as u64 - MIN_BUCKET_LEN as u64).saturating_mul(element),
         };
-        let stacks = (self.config.max_per_bucket as u64)
+        let config = self.config();
+        let stacks = (config.max_per_bucket as u64)
             .saturating_mul(one_of_each_up_to(self.largest_bucket()))
-            .min(self.config.max_shared_bytes as u64);
-        let caching = live_threads.min(self.config.max_thread_caches as u64);
+            .min(config.max_shared_bytes as u64);
+        let caching = live_threads.min(config.max_thread_caches as u64);
         let caches = caching.saturating_mul(one_of_each_up_to(self.largest_cached_bucket()));
         stacks.saturating_add(caches)
     }
@@ -858,7 +930,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[must_use = "dropping a `Rented` gives the buffer back at once"]
     #[inline]
     pub fn rent(&self, len: usize) -> Rented<'_, T> {
-        Rented::new(self.take(len), len, self)
+        Rented::new(self.take(len), self)
     }
 
     /// Like [`rent`](Self::rent), but a fresh buffer that cannot be allocated — any `len`,
@@ -877,7 +949,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent(&self, len: usize) -> Result<Rented<'_, T>, RentError> {
-        Ok(Rented::new(self.try_take(len)?, len, self))
+        Ok(Rented::new(self.try_take(len)?, self))
     }
 
     /// Like [`rent_owned`](Self::rent_owned), with [`try_rent`](Self::try_rent)'s fallible
@@ -896,8 +968,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent_owned(self: Arc<Self>, len: usize) -> Result<OwnedRented<T>, RentError> {
-        let buf = self.try_take(len)?;
-        Ok(OwnedRented::new(buf, len, self))
+        let lent = self.try_take(len)?;
+        Ok(OwnedRented::new(lent, self))
     }
 
     /// Like [`rent`](Self::rent), but the `len` elements shown are reset to `T::default()`
@@ -949,8 +1021,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// ```
     #[must_use = "dropping an `OwnedRented` gives the buffer back at once"]
     pub fn rent_owned(self: Arc<Self>, len: usize) -> OwnedRented<T> {
-        let buf = self.take(len);
-        OwnedRented::new(buf, len, self)
+        let lent = self.take(len);
+        OwnedRented::new(lent, self)
     }
 
     /// Rents a buffer to write into: a [`RentedBuf`] of length 0 with room for at least
@@ -986,7 +1058,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[must_use = "dropping a `RentedBuf` gives the buffer back at once"]
     #[inline]
     pub fn rent_buf(&self, capacity: usize) -> RentedBuf<'_, T> {
-        RentedBuf::new(self.take(capacity), self)
+        RentedBuf::new(self.take(capacity).into_buf(), self)
     }
 
     /// Like [`rent_buf`](Self::rent_buf), with [`try_rent`](Self::try_rent)'s fallible
@@ -1004,7 +1076,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// # Ok::<(), hotpath_pool::RentError>(())
     /// ```
     pub fn try_rent_buf(&self, capacity: usize) -> Result<RentedBuf<'_, T>, RentError> {
-        Ok(RentedBuf::new(self.try_take(capacity)?, self))
+        Ok(RentedBuf::new(self.try_take(capacity)?.into_buf(), self))
     }
 
     /// Like [`rent_buf`](Self::rent_buf), with a guard that owns an `Arc` of the pool, as
@@ -1026,7 +1098,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// ```
     #[must_use = "dropping an `OwnedRentedBuf` gives the buffer back at once"]
     pub fn rent_buf_owned(self: Arc<Self>, capacity: usize) -> OwnedRentedBuf<T> {
-        let buf = self.take(capacity);
+        let buf = self.take(capacity).into_buf();
         OwnedRentedBuf::new(buf, self)
     }
 
@@ -1048,46 +1120,63 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         self: Arc<Self>,
         capacity: usize,
     ) -> Result<OwnedRentedBuf<T>, RentError> {
-        let buf = self.try_take(capacity)?;
+        let buf = self.try_take(capacity)?.into_buf();
         Ok(OwnedRentedBuf::new(buf, self))
     }
 
     /// [`Self::take`] with [`try_rent`](Self::try_rent)'s fallible allocation.
     #[inline]
-    pub(crate) fn try_take(&self, len: usize) -> Result<Box<[T]>, RentError> {
-        match cache::take_cached(self.id, len) {
-            Some(buf) => Ok(buf),
-            None => self.try_take_slow(len),
+    pub(crate) fn try_take(&self, len: usize) -> Result<Lent<T>, RentError> {
+        if self.is_shared() {
+            if let Some(lent) = self.take_resident(len) {
+                return Ok(lent);
+            }
+        } else if let Some(buf) = cache::take_cached(self.id, len) {
+            return Ok(Lent::for_request(buf, len));
         }
+        Ok(Lent::for_request(self.try_take_slow(len)?, len))
     }
 
     /// Gets a buffer for a request of `len` elements and counts the rent.
     ///
-    /// The fast path — this thread's cache known to the fast path and holding a buffer of the
-    /// bucket — is inlined into the caller for the process-wide pool, and one call away for
-    /// the other pool this thread used last; everything else goes through [`Self::take_slow`].
+    /// The fast path — this thread's cache holding a buffer of the bucket — is inlined into
+    /// the caller for the process-wide pool (its thread caches are resident in thread-local
+    /// storage), and one call away for the other pool this thread used last (found through a
+    /// thread-local pointer); everything else goes through [`Self::take_slow`].
     #[inline(always)]
-    pub(crate) fn take(&self, len: usize) -> Box<[T]> {
-        if self.id != SHARED_ID {
-            return self.take_other(len);
+    pub(crate) fn take(&self, len: usize) -> Lent<T> {
+        if self.is_shared() {
+            return match self.take_resident(len) {
+                Some(lent) => lent,
+                // A `Box`, returned in two registers, so that the hit path keeps its own in
+                // registers too.
+                None => Lent::for_request(self.take_slow(len), len),
+            };
         }
-        self.take_as(SHARED_ID, len)
+        Lent::for_request(self.take_other(len), len)
     }
 
     /// [`Self::take`] for pools other than the process-wide one: out of line, so that the
     /// process-wide pool's inlined path stays short.
     #[inline(never)]
     fn take_other(&self, len: usize) -> Box<[T]> {
-        self.take_as(self.id, len)
-    }
-
-    /// [`Self::take`] for this pool, whose id is `id` (a constant for the process-wide pool).
-    #[inline(always)]
-    fn take_as(&self, id: PoolId, len: usize) -> Box<[T]> {
-        match cache::take_cached(id, len) {
+        match cache::take_cached(self.id, len) {
             Some(buf) => buf,
             None => self.take_slow(len),
         }
+    }
+
+    /// The fast path of a rent from the process-wide pool: its resident cache.
+    #[cfg(not(shuttle))]
+    #[inline(always)]
+    fn take_resident(&self, len: usize) -> Option<Lent<T>> {
+        cache::take_resident(len)
+    }
+
+    /// Under `--cfg shuttle`, where no pool is the process-wide one, never called.
+    #[cfg(shuttle)]
+    fn take_resident(&self, _len: usize) -> Option<Lent<T>> {
+        None
     }
 
     /// Runs `f` with this thread's cache for an operation on a buffer of bucket `bucket`
@@ -1095,7 +1184,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// of a bucket it caches, only looked up otherwise, and never touched without thread
     /// caches. Empties it first if a `trim` on another thread asked for it.
     fn with_cache<R>(&self, bucket: usize, f: impl FnOnce(Option<Owned<'_, T>>) -> R) -> R {
-        let slots = self.inner.limits.cache_slots;
+        let inner = self.inner();
+        let slots = inner.limits.cache_slots;
         if slots == 0 {
             return f(None);
         }
@@ -1104,7 +1194,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         } else {
             Create::No
         };
-        with_local(self.id, &self.inner, create, |owned| {
+        with_local(self.id, inner, create, |owned| {
             if let Some(owned) = owned {
                 owned.honour_trim();
             }
@@ -1139,18 +1229,16 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     ) -> Result<Box<[T]>, E> {
         if len == 0 {
             // No cache is touched (or created): `rent(0)` allocates nothing, ever.
-            Tally::Shared(&self.inner.counters).bump(|c| &c.rents);
+            Tally::Shared(&self.inner().counters).bump(|c| &c.rents);
             return Ok(Box::default());
         }
-        let bucket = slot::bucket_of_entry(slot::entry_for(len))
-            .filter(|&bucket| bucket < self.buckets)
-            .unwrap_or(usize::MAX);
+        let bucket = self.bucket_of_capacity(bucket_capacity(len).unwrap_or(usize::MAX));
         let pooled = bucket != usize::MAX;
         if pooled {
             let kept = self.with_cache(bucket, |owned| {
                 let kept = owned
                     .and_then(|owned| owned.take(bucket))
-                    .or_else(|| self.inner.pop(bucket));
+                    .or_else(|| self.inner().pop(bucket));
                 if kept.is_some() {
                     self.tally(owned).bump(|c| &c.rents);
                 }
@@ -1184,7 +1272,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     fn tally<'a>(&'a self, owned: Option<Owned<'a, T>>) -> Tally<'a> {
         match owned {
             Some(owned) => Tally::Owner(owned.counters()),
-            None => Tally::Shared(&self.inner.counters),
+            None => Tally::Shared(&self.inner().counters),
         }
     }
 
@@ -1194,30 +1282,43 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// slot's previous buffer, if any, goes down to the shared stack: the cache keeps the most
     /// recent buffer, the likeliest to be in the CPU's cache.
     #[inline(always)]
-    pub(crate) fn give_back(&self, buf: Box<[T]>, shown: usize) {
-        if self.id != SHARED_ID {
-            return self.give_back_other(buf, shown);
+    pub(crate) fn give_back(&self, lent: Lent<T>, shown: usize) {
+        if !self.is_shared() {
+            return self.give_back_other(lent, shown);
         }
-        // The process-wide pool never clears (`shared_config`): no policy to look at.
-        self.give_back_as(SHARED_ID, buf, shown);
+        self.give_back_resident(lent, shown);
+    }
+
+    /// [`Self::give_back`] for the process-wide pool: to its resident cache. It never clears
+    /// (`shared_config`): no policy to look at.
+    #[cfg(not(shuttle))]
+    #[inline(always)]
+    fn give_back_resident(&self, lent: Lent<T>, shown: usize) {
+        if let Err(refused) = cache::put_resident(lent) {
+            self.give_back_slow(refused.into_buf(), shown);
+        }
+    }
+
+    /// Under `--cfg shuttle`, where no pool is the process-wide one, never called.
+    #[cfg(shuttle)]
+    fn give_back_resident(&self, lent: Lent<T>, shown: usize) {
+        self.give_back_other(lent, shown);
+    }
+
+    /// [`Self::give_back`] of a buffer without its entry (a [`RentedBuf`]'s, which may have
+    /// moved between buckets).
+    pub(crate) fn give_back_buf(&self, buf: Box<[T]>, shown: usize) {
+        self.give_back(Lent::whole(buf), shown);
     }
 
     /// [`Self::give_back`] for pools other than the process-wide one, out of line.
     #[inline(never)]
-    fn give_back_other(&self, buf: Box<[T]>, shown: usize) {
-        if self.config.clear == ClearPolicy::OnReturn {
-            return self.give_back_slow(buf, shown);
+    fn give_back_other(&self, lent: Lent<T>, shown: usize) {
+        if self.config().clear == ClearPolicy::OnReturn {
+            return self.give_back_slow(lent.into_buf(), shown);
         }
-        self.give_back_as(self.id, buf, shown);
-    }
-
-    /// [`Self::give_back`] for this pool, whose id is `id`, once clearing is settled.
-    #[inline(always)]
-    fn give_back_as(&self, id: PoolId, buf: Box<[T]>, shown: usize) {
-        match cache::put_cached(id, buf) {
-            Ok(None) => {}
-            Ok(Some(previous)) => self.keep_on_stack(previous, None),
-            Err(refused) => self.give_back_slow(refused, shown),
+        if let Err(refused) = cache::put_cached(self.id, lent) {
+            self.give_back_slow(refused.into_buf(), shown);
         }
     }
 
@@ -1226,7 +1327,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[cold]
     #[inline(never)]
     fn give_back_slow(&self, buf: Box<[T]>, shown: usize) {
-        let buf = if self.config.clear == ClearPolicy::OnReturn {
+        let buf = if self.config().clear == ClearPolicy::OnReturn {
             match self.clear_or_discard(buf, shown) {
                 Some(buf) => buf,
                 None => return,
@@ -1236,14 +1337,16 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         };
         if buf.is_empty() {
             // `rent(0)`'s empty guard: counted, no cache touched.
-            Tally::Shared(&self.inner.counters).bump(|c| &c.returns);
+            Tally::Shared(&self.inner().counters).bump(|c| &c.returns);
             return;
         }
         self.with_cache(self.bucket_of(&buf), |owned| {
             let tally = self.tally(owned);
             tally.bump(|c| &c.returns);
             let left = match owned {
-                Some(owned) => owned.put(buf).unwrap_or_else(Some),
+                Some(owned) => owned
+                    .put_over(Lent::whole(buf))
+                    .unwrap_or_else(|refused| Some(refused.into_buf())),
                 None => Some(buf),
             };
             if let Some(left) = left {
@@ -1256,7 +1359,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// as a guard's drop does (with nothing left for a clearing pool to clear again).
     pub(crate) fn give_back_cleared(&self, buf: Box<[T]>, shown: usize) {
         if let Some(buf) = self.clear_or_discard(buf, shown) {
-            self.give_back(buf, 0);
+            self.give_back_buf(buf, 0);
         }
     }
 
@@ -1283,10 +1386,10 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
             return Some(buf);
         }
         if std::thread::panicking() {
-            count_discarded_return(&self.inner.counters);
+            count_discarded_return(&self.inner().counters);
             return None; // `buf` is freed here, without running element code
         }
-        let armed = CountOnUnwind(&self.inner.counters);
+        let armed = CountOnUnwind(&self.inner().counters);
         fill_default(&mut buf[..shown]);
         mem::forget(armed);
         Some(buf)
@@ -1300,8 +1403,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// [`Self::bucket_of`] a buffer of `len` elements.
     fn bucket_of_capacity(&self, len: usize) -> usize {
-        slot::bucket_of_entry(len.trailing_zeros() as usize)
-            .filter(|&bucket| len.is_power_of_two() && bucket < self.buckets)
+        Entry::of_capacity(len)
+            .bucket()
+            .filter(|&bucket| bucket < self.buckets())
             .unwrap_or(usize::MAX)
     }
 
@@ -1312,7 +1416,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     #[inline(never)]
     fn keep_on_stack(&self, buf: Box<[T]>, tally: Option<Tally<'_>>) {
         let bucket = self.bucket_of(&buf);
-        let Err(refused) = self.inner.push(bucket, buf) else {
+        let Err(refused) = self.inner().push(bucket, buf) else {
             return;
         };
         match tally {
@@ -1346,7 +1450,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// ```
     pub fn stats(&self) -> PoolStats {
         let element = mem::size_of::<T>() as u64;
-        let mut buckets: Vec<BucketStats> = (0..self.buckets)
+        let inner = self.inner();
+        let mut buckets: Vec<BucketStats> = (0..self.buckets())
             .map(|bucket| BucketStats {
                 capacity: MIN_BUCKET_LEN << bucket,
                 ..BucketStats::default()
@@ -1357,18 +1462,20 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         // each cache holds, read without any other lock. Nothing else: no stack's lock is taken
         // while the list is held, so a thread that starts or exits waits for no stack.
         let mut stats = {
-            let locals = lock(&self.inner.locals);
+            let locals = lock(&inner.locals);
             let sum = |counter: Counter| {
                 locals.iter().fold(
-                    counter(&self.inner.counters).load(Ordering::Acquire),
-                    |sum, local| sum.wrapping_add(counter(&local.counters).load(Ordering::Acquire)),
+                    counter(&inner.counters).load(Ordering::Acquire),
+                    |sum, local| {
+                        sum.wrapping_add(counter(&local.cache().counters).load(Ordering::Acquire))
+                    },
                 )
             };
             let stats = PoolStats {
                 thread_caches: locals.len() as u64,
                 ..Counters::snapshot(sum)
             };
-            for capacity in locals.iter().flat_map(|local| local.held()) {
+            for capacity in locals.iter().flat_map(|local| local.cache().held()) {
                 if let Some(bucket) = buckets.get_mut(self.bucket_of_capacity(capacity)) {
                     bucket.cached_buffers += 1;
                 }
@@ -1377,7 +1484,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         };
         // The list's lock is released: now each stack, from its shards' counts (no lock).
         for (index, bucket) in buckets.iter_mut().enumerate() {
-            bucket.stacked_buffers = self.inner.stacked(index);
+            bucket.stacked_buffers = inner.stacked(index);
         }
         for bucket in &mut buckets {
             let buffers = bucket.cached_buffers + bucket.stacked_buffers;
@@ -1416,15 +1523,16 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     pub fn trim(&self) -> u64 {
         let element = mem::size_of::<T>() as u64;
         let mut freed = 0;
-        with_local(self.id, &self.inner, Create::No, |own| {
+        let inner = self.inner();
+        with_local(self.id, inner, Create::No, |own| {
             freed += own.map_or(0, Owned::empty) * element;
-            for local in lock(&self.inner.locals).iter() {
+            for local in lock(&inner.locals).iter() {
                 if !own.is_some_and(|own| own.is(local)) {
-                    local.request_trim();
+                    local.cache().request_trim();
                 }
             }
         });
-        freed + self.inner.empty_stacks()
+        freed + inner.empty_stacks()
     }
 }
 
@@ -1457,7 +1565,7 @@ fn count_discarded_return(counters: &Counters) {
     Tally::Shared(counters).bump(|c| &c.discarded);
 }
 
-/// The process-wide byte pool, created on first use, with [`shared_config`].
+/// The process-wide byte pool, set up at its first use, with [`shared_config`].
 ///
 /// Its limits are this crate's, not .NET's. Requests up to 16 MiB are pooled (.NET's shared
 /// pool goes to 1 GiB; the runtime trims it on every gen-2 collection, by age, which nothing
@@ -1474,8 +1582,10 @@ fn count_discarded_return(counters: &Counters) {
 ///
 /// The stacks' 64 MiB, plus one buffer of every bucket from 16 B to 1 MiB per live thread.
 ///
-/// Its thread caches have a fast-path pointer of their own, so a thread that also uses other
-/// pools never pushes this one off the fast path.
+/// Its thread caches are resident in thread-local storage of their own, so a thread that also
+/// uses other pools never pushes this one off the fast path, and `shared().rent(n)` is as cheap
+/// as renting from a reference kept beforehand: `shared()` is the address of a `static`, set up
+/// at its first use off the fast path.
 ///
 /// # Examples
 ///
@@ -1485,15 +1595,12 @@ fn count_discarded_return(counters: &Counters) {
 /// let line: hotpath_pool::Rented<'static, u8> = hotpath_pool::shared().rent(128);
 /// std::thread::spawn(move || assert_eq!(line.len(), 128)).join().unwrap();
 /// ```
-#[inline]
+#[inline(always)]
 pub fn shared() -> &'static BufferPool<u8> {
-    // std's `OnceLock` in every build: a pool in a static would outlive a concurrency model's
-    // execution, so the models (`--cfg shuttle`) use pools of their own (see `sync`).
-    static SHARED: OnceLock<BufferPool<u8>> = OnceLock::new();
-    SHARED.get_or_init(|| match BufferPool::with_id(shared_config(), SHARED_ID) {
-        Ok(pool) => pool,
-        Err(err) => unreachable!("the shared configuration is valid: {err}"),
-    })
+    // A `static` with a constant value: its state is set at its first use off the fast path,
+    // so this is an address, with no check. Under `--cfg shuttle`, whose models use pools of
+    // their own, it is never used (a pool in a static would outlive a model's execution).
+    &SHARED
 }
 
 /// The configuration of [`shared`]: the same at every call, since the number of logical cores

@@ -11,11 +11,15 @@
 //!
 //! - the `Mutex` in `slot::Slots`'s `PhantomData`, which is only a marker for `Send` and `Sync`;
 //! - the statics that outlive a model's executions: the pool ids (`NEXT_ID`), which are only
-//!   compared, never synchronised on; [`shared`](crate::shared)'s `OnceLock` and the core count
-//!   behind [`shared_config`](crate::shared_config). A pool in a `static` made in one execution
-//!   would be used by the next one, which shuttle cannot model, so the models use pools of their
-//!   own and never touch `shared()`. (The home-shard counter is reset for every execution: see
-//!   `cache::home_shard`.)
+//!   compared, never synchronised on; the core count behind
+//!   [`shared_config`](crate::shared_config); and a pool's `OnceLock` of its state, which every
+//!   pool but [`shared`](crate::shared) sets when it is created. A pool in a `static` made in one
+//!   execution would be used by the next one, which shuttle cannot model, so the models use
+//!   pools of their own and never touch `shared()`. (The home-shard counter is reset for every
+//!   execution: see `cache::home_shard`.)
+//!
+//! The process-wide pool's caches resident in thread-local storage (`cache::resident`) are not
+//! compiled under shuttle at all: there, `shared()` is a pool like any other.
 
 #[cfg(not(shuttle))]
 pub(crate) use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};

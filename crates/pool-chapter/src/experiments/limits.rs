@@ -357,7 +357,7 @@ fn p9_when_the_pool_loses(run: &Run) -> Vec<Table> {
             .col("seed: held after", |r: &Kept| seed_cell(r.seed_held))
             .table("P9", Kind::Count, "", &rows),
     );
-    table.note(format!("A 64-byte buffer is cheap to allocate and free (the allocator's size-class caches are a pool already); its time is in P9-time. A `Rented<u8>` is {} B on the stack — the buffer, its length and the pool — so there is no heap object per rent, unlike .NET's `MemoryPool` (an `IMemoryOwner` per rent).", std::mem::size_of::<Rented<'_, u8>>()));
+    table.note(format!("A 64-byte buffer is cheap to allocate and free (the allocator's size-class caches are a pool already); its time is in P9-time. A `Rented<u8>` is {} B on the stack — the buffer's pointer, the entry of its slot (which gives its capacity), its length and the pool — so there is no heap object per rent, unlike .NET's `MemoryPool` (an `IMemoryOwner` per rent).", std::mem::size_of::<Rented<'_, u8>>()));
     let config = shared().config();
     table.note(format!(
         "The rows from the 8 MiB rent on use a pool with `pool::shared()`'s configuration: threads cache buckets up to {} bytes, the stacks keep at most {} buffers per bucket and {} bytes in all, so it holds at most {} bytes plus {} per live thread that used it (`max_retained_bytes`). The 8 MiB buffer goes to the stack, taking its first storage (4 places); given back, it stays until `trim()` frees it.",

@@ -1,0 +1,102 @@
+//! The process-wide pool's thread caches, resident in each thread's own storage.
+//!
+//! A thread's cache of [`shared`](crate::shared) is not on the heap behind a pointer, as other
+//! pools' caches are: its slots and counters are themselves a `thread_local!` that has a
+//! constant initial value and no destructor. So the fast path reaches a slot with one load at a
+//! fixed offset from the thread's storage: no pointer to follow, no pointer to test, no check
+//! that the storage is still alive.
+//!
+//! What such storage cannot do is run code when the thread exits, so the bookkeeping stays in
+//! `CACHES`, which has a destructor: whether the resident cache is registered with the pool,
+//! and its retirement. Until it is registered, and again once it is retired, its slots are all
+//! blocked (see [`crate::slot`]), so a take misses and a put is refused, and both go to the
+//! slow path, which registers the cache (while the pool has a place for it) or works through
+//! the shared stacks. The pool's list of thread caches points into the thread's storage
+//! ([`Member::Resident`]); the thread takes its cache off that list, under the list's lock, as
+//! it retires it, and a `thread_local!` without a destructor lives until the thread has run
+//! every thread-local destructor, so the pointer is never left dangling in the list. (That is
+//! std's native thread-local storage, `#[thread_local]`, on every platform that has it; the
+//! fast-path pointer of the other pools relies on the same, as the crate's fast path always
+//! has. Where std falls back to keys of the operating system, every thread-local is boxed and
+//! freed by its key's destructor, in no set order.)
+
+use std::ptr::NonNull;
+
+use super::{CACHES, Cache, Create, Inner, Member, Owned, give_back_cached, is_shared_type};
+use crate::sync::Arc;
+
+std::thread_local! {
+    /// This thread's cache of the process-wide pool. Only this thread takes from, puts into,
+    /// opens or closes it (the owner protocol); other threads read it through the pool's list
+    /// while it is registered.
+    static RESIDENT: Cache<u8> = const { Cache::blocked() };
+}
+
+/// This thread's resident cache, as a cache of `T`: `None` unless `T` is `u8` (decided at
+/// compile time).
+#[inline(always)]
+fn cache<T: 'static>() -> Option<NonNull<Cache<T>>> {
+    if !is_shared_type::<T>() {
+        return None;
+    }
+    // `T` is `u8`: the cast changes nothing but the name of the type.
+    Some(
+        RESIDENT
+            .with(|cache| NonNull::from(cache))
+            .cast::<Cache<T>>(),
+    )
+}
+
+/// This thread's resident cache, owned (`None` unless `T` is `u8`). Its slots are blocked
+/// unless the cache is registered.
+#[inline(always)]
+pub(super) fn owned<'a, T: 'static>() -> Option<Owned<'a, T>> {
+    let cache = cache::<T>()?;
+    // SAFETY: `cache` points to this thread's `RESIDENT`, a `Cache<u8>` (and `T` is `u8`), in
+    // storage without a destructor, alive until the thread ends; an `Owned` cannot leave this
+    // thread, so it is only used while the thread runs. It is this thread's own cache: no
+    // other thread takes from, puts into, opens or closes it.
+    Some(unsafe { Owned::new(cache.as_ref()) })
+}
+
+/// This thread's resident cache of the process-wide pool, whose state is `inner`, registered
+/// first if it is not and `create` says so (and the pool has a place for it); `None` if the
+/// thread has none (or its storage is already being destroyed, or `T` is not `u8`).
+pub(super) fn find_or_register<'a, T: Send + 'static>(
+    inner: &Arc<Inner<T>>,
+    create: Create,
+) -> Option<Owned<'a, T>> {
+    let cache = cache::<T>()?;
+    let known = CACHES
+        .try_with(|caches| {
+            if caches.resident.get() {
+                return true;
+            }
+            if create == Create::No || !inner.admit(|| Member::Resident(cache)) {
+                return false;
+            }
+            // The invariant on `Member::Resident`: `ThreadCaches::drop` takes it off the list,
+            // since the flag is set; and it runs before this thread's storage goes.
+            caches.resident.set(true);
+            if let Some(owned) = owned::<T>() {
+                owned.open(inner.limits.cache_slots);
+            }
+            true
+        })
+        .unwrap_or(false);
+    if known { owned() } else { None }
+}
+
+/// Retires this thread's resident cache (from `ThreadCaches::drop`, when it is registered):
+/// blocks its slots, so that nothing more goes into them, gives the buffers back to the pool,
+/// then folds its counters into the pool's and takes it off the pool's list.
+pub(super) fn retire() {
+    let inner = crate::shared().inner();
+    let cache = RESIDENT.with(|cache| NonNull::from(cache));
+    // SAFETY: as in `owned`: this thread's own resident cache, alive while the thread runs
+    // its thread-local destructors.
+    let owned = unsafe { Owned::new(cache.as_ref()) };
+    give_back_cached(inner, owned, |owned, f| owned.close(f));
+    // SAFETY: as above.
+    inner.dismiss(unsafe { cache.as_ref() });
+}
