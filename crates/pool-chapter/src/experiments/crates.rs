@@ -9,6 +9,7 @@ use lab::timing::{Measurements, Method, Schedule, Timing};
 use lab::{Cell, Table, count};
 
 use super::bytes_label;
+use super::hit::instruction_target;
 use crate::workloads::{self, Contender, Contenders, HIT_BYTES, P13_SIZES};
 
 pub(super) const P13: Function = lab::function!(p13_other_pools);
@@ -21,6 +22,11 @@ const SHAREABLE_POOLS: [Contender; 4] = [
     Contender::LockfreeObjectPool,
     Contender::Opool,
 ];
+
+/// The most instructions `pool::shared()`'s rent, touch and give-back may take, the timing
+/// loop and the touch included (the floor row counts those two alone): within a few
+/// instructions of a minimal per-thread pool, and of one reused `Vec`.
+const SHARED_INSTRUCTIONS: f64 = 30.0;
 
 /// A contender's method name at a size.
 fn name(contender: Contender, n: usize) -> String {
@@ -125,6 +131,12 @@ fn p13_other_pools(run: &Run) -> Vec<Table> {
         table.conclude(
             format!("the target, at {}: `pool::shared()` the fastest of the pools threads can share (`object-pool`, `lockfree-object-pool`, `opool`'s `Pool`), or within noise of the fastest, on one thread (a published crate that beat it at its own job would be the better pick)", bytes_label(n)),
             m.target(|p| Some(shared_is_fastest(p, n))),
+        );
+    }
+    for n in P13_SIZES {
+        table.conclude(
+            format!("the target, at {}: `pool::shared()`'s rent, touch and give-back at most {SHARED_INSTRUCTIONS} instructions, original and twin, `shared()` included (the floor row is the loop and the touch alone)", bytes_label(n)),
+            instruction_target(&m, &name(Contender::SharedPool, n), SHARED_INSTRUCTIONS),
         );
     }
     for n in P13_SIZES {

@@ -120,7 +120,7 @@ fn p9_time(run: &Run) -> Vec<Table> {
 
 /// The instruction target as a verdict: instructions are deterministic, so the final process's
 /// count, original and twin, decides it (*not resolvable* where none were counted).
-fn instruction_target(m: &Measured, method: &str, at_most: f64) -> Claim {
+pub(super) fn instruction_target(m: &Measured, method: &str, at_most: f64) -> Claim {
     match m.expect(method).instructions() {
         Some([original, twin]) => Claim::met(original.max(twin) <= at_most),
         None => Claim::NotResolvable,
