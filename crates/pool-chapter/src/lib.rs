@@ -87,7 +87,7 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "You are choosing a pool crate for byte buffers that threads share",
             action: "`pool::shared()`, or any crate that times within noise of it on your machine",
             because: Cited {
-                key: "P13 · the target, at 8,192 B",
+                key: "P13 · the target, at 8,192 B: `pool::shared()` the fastest",
                 says: "at 8 KiB, on one thread, `pool::shared()` the fastest of the pools threads can share, or within noise",
             },
         },
