@@ -34,8 +34,8 @@ pub static CHAPTER: Chapter = Chapter {
             says: "Bytes a warm rent allocates per order line",
         },
         Cited {
-            key: "P10 · under glibc, the sizes at which one reused `Vec` beats a warm rent",
-            says: "The sizes at which one `Vec` you own and pass down is measurably faster than a rent from the pool",
+            key: "P13 · at 8,192 B, one reused `Vec<u8>`",
+            says: "At 8 KiB, one `Vec` you own and pass down is faster than every pool and every fresh buffer",
         },
         Cited {
             key: "P10-hit · the pool's hit path / a fresh, unzeroed",
