@@ -63,7 +63,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
-            says: "Above 128 items, the sizes at which the hybrid (a buffer rented from a warm pool) beats a `SmallVec` (a fresh, zeroed heap buffer): they differ in reuse, in zeroing, and in the `SmallVec`'s copy of its inline array (S12-code)",
+            says: "Above 128 items, the sizes at which the hybrid beats a `SmallVec`, which spills to a fresh, zeroed heap buffer",
         },
     ],
     decisions: &[

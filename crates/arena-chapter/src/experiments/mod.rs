@@ -33,7 +33,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
-            says: "Objects that live for one pass of a loop you own: a fresh `bumpalo` arena per pass, with a reference to each node kept, or a `Vec` reserved once and `clear()`ed per pass, its nodes reached by index (they differ in where the memory comes from and in the arena's array of references); the faster",
+            says: "Objects that live for one pass of a loop you own: a fresh `bumpalo` arena per pass, or a `Vec` reserved once and `clear()`ed per pass (the arena also keeps a pointer per node); the faster",
         },
         Cited {
             key: "A6 · under glibc: the free-list pool faster than the arena under churn",

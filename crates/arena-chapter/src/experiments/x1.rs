@@ -108,7 +108,7 @@ fn table(a1: &Measured, a1_reuse: &Measured, a6: &Measured) -> Table {
         table.note("No mimalloc processes in this run: the conclusions on switching the allocator need them.");
         return table;
     };
-    table.note("The conclusions pair processes under the two allocators by report round; the reused `Vec`'s reads A1's run, where its block was last written a round earlier than the others' (appendix).");
+    table.note("The conclusions pair processes under the two allocators by report round; the conclusion on the reused `Vec` reads A1's run, which favours the fresh blocks it is set against (appendix).");
     table.conclude(
         "switching the global allocator, no code changed: one `Box` per item under glibc / under mimalloc",
         ratio_across((a1_glibc, boxed), (a1_mimalloc, boxed)),

@@ -19,7 +19,7 @@ pub(crate) const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "M1",
         kind: Kind::Count,
-        title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call; its value kept alive, but in the second row)",
+        title: "What familiar calls cost, counted by `lab::CountingAlloc` (one call; its value kept alive, except in the second row)",
         function: lab::function!(m1_counting_allocator),
         pinned_by: &[
             "crates/lab-chapter/tests/familiar_calls.rs::m1_published_box_u64_row_is_one_allocation_of_8_bytes",

@@ -179,7 +179,7 @@ fn r4_peak_memory(run: &Run) -> Vec<Table> {
         })
         .collect();
     let mut table = run.own(columns.table("R4", Kind::Fact, "", &rows));
-    table.note(format!("Each figure is the peak resident set (`ru_maxrss`) of one `receipt --strategy S` process, its input piped in as it was produced (`receipt gen`, seed {CHUNK_SEED}, or the worst case). ≤ marks a figure no larger than the floor, what the small process that started the command holds by itself: the command held no more than an empty program does (the appendix says how R4 measures)."));
+    table.note(format!("Each figure is the peak resident set (`ru_maxrss`) of one `receipt --strategy S` process, its input piped in as it was produced (`receipt gen`, seed {CHUNK_SEED}, or the worst case). ≤ F means no more than F, the peak of the small process that starts the command, alone: the command held no more than an empty program (the appendix says how R4 measures)."));
     table.note("The worst case (`generate::worst_case`) is built so that each strategy holds, within 3 %, the most R4-bounds allows.");
     table.note("The command runs on the system allocator; a figure counts every resident page (code, C library, stack, heap), and a few pages come and go from run to run.");
     for (row, strategy, why) in rows.iter().flat_map(|row| {

@@ -110,7 +110,7 @@ fn s12_smallvec_time(run: &Run) -> Vec<Table> {
             .table("S12-time", Kind::Time, "", &runs),
     );
     table.note(runs[0].measured.protocol_note());
-    table.note("The work is S1's touch of 2N values. A `SmallVec` zeroes exactly 2N values and allocates above its inline capacity; the hybrid zeroes its whole 2 KiB array up to 128 items and rents from a warm pool above. X1-stack (appendix) gives the spilled sizes under mimalloc.");
+    table.note("The work is S1's touch of 2N values. A `SmallVec` zeroes exactly 2N values and allocates above its inline capacity; the hybrid zeroes its whole 2 KiB array up to 128 items and rents from a warm pool above. The arms differ in one more thing: each call moves the `SmallVec`, its inline array included (S12-code). X1-stack (appendix) gives the spilled sizes under mimalloc.");
     let inline: Vec<&BySize> = runs.iter().filter(|s| s.size <= MAX_STACK_ITEMS).collect();
     let spilled: Vec<&BySize> = runs.iter().filter(|s| s.size > MAX_STACK_ITEMS).collect();
     let small_spilled: Vec<&BySize> = runs.iter().filter(|s| 2 * s.size > SMALL_INLINE).collect();
