@@ -25,14 +25,16 @@
 //! The slots keep the owner protocol of [`crate::slot`]: only [`Owned`], which this module makes
 //! for the calling thread's own cache and which cannot leave that thread, takes or puts.
 
-#[cfg(not(shuttle))]
+#[cfg(resident_tls)]
 mod resident;
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::mem;
-use std::ptr::{self, NonNull};
+use std::ptr;
+#[cfg(resident_tls)]
+use std::ptr::NonNull;
 
 use crate::PoolStats;
 use crate::slot::{Lent, Slots};
@@ -62,7 +64,7 @@ pub(crate) type Counter = fn(&Counters) -> &AtomicU64;
 
 impl Counters {
     /// Counters at 0, in a constant (the resident caches' initial value).
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     pub(crate) const fn new() -> Self {
         Self {
             rents: AtomicU64::new(0),
@@ -493,6 +495,8 @@ impl<T> Drop for Inner<T> {
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
         {
+            // Without resident caches (`build.rs`), `Heap` is the only kind of member.
+            #[cfg_attr(not(resident_tls), allow(irrefutable_let_patterns))]
             if let Member::Heap(local) = member {
                 // SAFETY: the owner protocol holds, because no owner can be running: the last
                 // reference to the pool is gone, so no thread is renting or giving back, and a
@@ -516,7 +520,7 @@ pub(crate) struct Cache<T> {
 
 impl<T> Cache<T> {
     /// A cache with every slot blocked and its counters at 0, in a constant.
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     pub(crate) const fn blocked() -> Self {
         Self {
             slots: Slots::blocked(),
@@ -557,7 +561,7 @@ pub(crate) enum Member<T> {
     /// A thread's resident cache of the process-wide pool, in that thread's storage.
     /// Invariant: it points to a live `Cache<T>` while it is in the list: the thread removes it
     /// (under the list's lock) as it retires its caches, before its storage goes.
-    #[cfg_attr(shuttle, allow(dead_code))]
+    #[cfg(resident_tls)]
     Resident(NonNull<Cache<T>>),
 }
 
@@ -577,6 +581,7 @@ impl<T> Member<T> {
             Self::Heap(local) => &local.cache,
             // SAFETY: by the invariant on `Resident`, the cache is alive while it is in the
             // list, and the caller borrows the list (under its lock).
+            #[cfg(resident_tls)]
             Self::Resident(cache) => unsafe { cache.as_ref() },
         }
     }
@@ -679,6 +684,7 @@ impl<'a, T> Owned<'a, T> {
     }
 
     /// See [`Slots::take_request`].
+    #[cfg(resident_tls)]
     #[inline(always)]
     pub(crate) fn take_request(self, len: usize) -> Option<Lent<T>> {
         // SAFETY: the owner protocol, by `Owned`'s contract.
@@ -718,14 +724,14 @@ impl<'a, T> Owned<'a, T> {
     }
 
     /// See [`Slots::open`].
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     fn open(self, buckets: usize) {
         // SAFETY: the owner protocol, by `Owned`'s contract.
         unsafe { self.cache.slots.open(buckets) }
     }
 
     /// See [`Slots::close`].
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     fn close(self, f: impl FnMut(usize, Box<[T]>)) {
         // SAFETY: the owner protocol, by `Owned`'s contract.
         unsafe { self.cache.slots.close(f) }
@@ -827,7 +833,7 @@ const NO_POOL: PoolId = PoolId::MAX;
 /// pool's in a short list keyed by the pool's id. Dropped when the thread exits, which retires
 /// every cache.
 struct ThreadCaches {
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     resident: Cell<bool>,
     others: RefCell<Vec<(PoolId, Arc<dyn Retire>)>>,
 }
@@ -838,7 +844,7 @@ impl Drop for ThreadCaches {
         // pointer's storage has no destructor, so it is never gone while the thread runs; the
         // resident cache blocks its slots as it retires.)
         FAST_RECENT.set((NO_POOL, ptr::null()));
-        #[cfg(not(shuttle))]
+        #[cfg(resident_tls)]
         if self.resident.get() {
             resident::retire();
         }
@@ -851,7 +857,7 @@ impl Drop for ThreadCaches {
 thread_local! {
     static CACHES: ThreadCaches = const {
         ThreadCaches {
-            #[cfg(not(shuttle))]
+            #[cfg(resident_tls)]
             resident: Cell::new(false),
             others: RefCell::new(Vec::new()),
         }
@@ -900,6 +906,7 @@ fn make_recent<T>(id: PoolId, local: &Local<T>) {
 /// (`rent(0)` and requests above the largest bucket simply miss). Counts the rent when it
 /// hits; a miss changes nothing.
 #[inline(always)]
+#[cfg(resident_tls)]
 fn take_from<T>(owned: Owned<'_, T>, len: usize) -> Option<Lent<T>> {
     let lent = owned.take_request(len)?;
     Tally::Owner(owned.counters()).bump(|c| &c.rents);
@@ -945,7 +952,7 @@ pub(crate) fn is_shared_type<T: 'static>() -> bool {
 /// [`take_from`] this thread's resident cache of the process-wide pool, whose element type
 /// `T` is (see [`is_shared_type`]; for any other `T`, a miss). Misses while the thread has no
 /// cache registered, since its slots are blocked until then.
-#[cfg(not(shuttle))]
+#[cfg(resident_tls)]
 #[inline(always)]
 pub(crate) fn take_resident<T: 'static>(len: usize) -> Option<Lent<T>> {
     take_from(resident::owned::<T>()?, len)
@@ -953,7 +960,7 @@ pub(crate) fn take_resident<T: 'static>(len: usize) -> Option<Lent<T>> {
 
 /// [`put_into`] this thread's resident cache of the process-wide pool, as
 /// [`take_resident`] takes from it.
-#[cfg(not(shuttle))]
+#[cfg(resident_tls)]
 #[inline(always)]
 pub(crate) fn put_resident<T: 'static>(lent: Lent<T>) -> Result<(), Lent<T>> {
     match resident::owned::<T>() {
@@ -991,7 +998,7 @@ pub(crate) fn with_local<T: Send + 'static, R>(
     create: Create,
     f: impl FnOnce(Option<Owned<'_, T>>) -> R,
 ) -> R {
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     if id == SHARED_ID {
         return f(resident::find_or_register(inner, create));
     }

@@ -163,7 +163,7 @@ macro_rules! guard {
         impl<$($lt,)? T: Copy + Default + Send + 'static> Drop for $guard<$($lt,)? T> {
             #[inline(always)]
             fn drop(&mut self) {
-                // SAFETY: `drop` runs once, and nothing uses `buf` after it: taking the box out
+                // SAFETY: `drop` runs once, and nothing uses `buf` after it: taking the buffer out
                 // (instead of swapping an empty one in) leaves the field logically moved-from,
                 // which `ManuallyDrop` keeps the compiler from dropping again.
                 let buf = unsafe { ManuallyDrop::take(&mut self.buf) };

@@ -759,11 +759,12 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// Whether this is [`shared`], the process-wide pool: decided at compile time where the
     /// pool is known (`shared().rent(n)`, and a guard of it dropped where it was rented), else
-    /// by one compare. Its fast path is the resident cache's, inlined into the caller; under
-    /// `--cfg shuttle` it is a pool like any other.
+    /// by one compare. Its fast path is the resident cache's, inlined into the caller; where the
+    /// caches cannot be resident (`build.rs`: no native thread-locals, or `--cfg shuttle`) it is
+    /// a pool like any other.
     #[inline(always)]
     fn is_shared(&self) -> bool {
-        cfg!(not(shuttle))
+        cfg!(resident_tls)
             && cache::is_shared_type::<T>()
             && ptr::eq(
                 ptr::from_ref(self).cast::<()>(),
@@ -1167,14 +1168,15 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     /// The fast path of a rent from the process-wide pool: its resident cache.
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     #[inline(always)]
     fn take_resident(&self, len: usize) -> Option<Lent<T>> {
         cache::take_resident(len)
     }
 
-    /// Under `--cfg shuttle`, where no pool is the process-wide one, never called.
-    #[cfg(shuttle)]
+    /// Without resident caches (`build.rs`), where no pool is the process-wide one, never
+    /// called.
+    #[cfg(not(resident_tls))]
     fn take_resident(&self, _len: usize) -> Option<Lent<T>> {
         None
     }
@@ -1291,7 +1293,7 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// [`Self::give_back`] for the process-wide pool: to its resident cache. It never clears
     /// (`shared_config`): no policy to look at.
-    #[cfg(not(shuttle))]
+    #[cfg(resident_tls)]
     #[inline(always)]
     fn give_back_resident(&self, lent: Lent<T>, shown: usize) {
         if let Err(refused) = cache::put_resident(lent) {
@@ -1299,8 +1301,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         }
     }
 
-    /// Under `--cfg shuttle`, where no pool is the process-wide one, never called.
-    #[cfg(shuttle)]
+    /// Without resident caches (`build.rs`), where no pool is the process-wide one, never
+    /// called.
+    #[cfg(not(resident_tls))]
     fn give_back_resident(&self, lent: Lent<T>, shown: usize) {
         self.give_back_other(lent, shown);
     }

@@ -52,8 +52,10 @@ const MAX_OPEN: usize = NO_ENTRY - SHIFT;
 
 /// The address a blocked entry holds. No buffer a slot keeps is at this address: a buffer of at
 /// least 16 elements of a type aligned to 2 or more cannot be at an odd address, a buffer of
-/// zero-sized elements is stored at another address (see [`Slots::put`]), and an allocator
-/// handing out 16 bytes at address 1 would only see that buffer refused by the cache.
+/// zero-sized elements is stored at another address (see [`Slots::put`]). An allocator handing
+/// out 16 bytes at address 1 (none does on the platforms this crate is built for) would see
+/// that buffer kept in a slot that then reads as blocked: the buffer leaks and the slot caches
+/// nothing more until the thread exits, and no memory is read or freed wrongly.
 const BLOCKED: usize = 1;
 
 /// The entry of a buffer: the slot it goes to (if its thread caches that slot), known from the
@@ -143,9 +145,9 @@ impl<T> Lent<T> {
     pub(crate) fn for_request(buf: Box<[T]>, len: usize) -> Self {
         let entry = Entry::for_request(len);
         // `len <= entry.capacity()` for every request with an entry, so for a buffer of that
-        // capacity the invariant holds. (For `NO_ENTRY` the shift wraps to 0: only an empty
-        // buffer, shown empty, matches it, and it is then shown whole.)
-        if buf.len() == entry.capacity() {
+        // capacity the invariant holds; the second test keeps it for `NO_ENTRY`, whose shift
+        // wraps to 0, whatever the caller passes.
+        if buf.len() == entry.capacity() && len <= buf.len() {
             return Self::from_box(buf, entry, len);
         }
         Self::new(buf, len)
@@ -395,7 +397,7 @@ impl<T> Slots<T> {
             return Ok(None);
         }
         let raw = ptr::slice_from_raw_parts_mut(previous, entry.capacity());
-        // SAFETY: as in `take_entry`: `previous` was put in this entry by an earlier `put`, of
+        // SAFETY: as in `take_raw`: `previous` was put in this entry by an earlier `put`, of
         // a buffer of `2 << entry` elements; the entry now holds another pointer, and by the
         // owner protocol no one else read `previous` from it.
         Ok(Some(unsafe { Box::from_raw(raw) }))
@@ -420,13 +422,14 @@ impl<T> Slots<T> {
     ///
     /// # Safety
     /// As for [`open`](Self::open).
+    #[cfg(resident_tls)]
     pub(crate) unsafe fn close(&self, mut f: impl FnMut(usize, Box<[T]>)) {
         for (bucket, slot) in self.entries[SHIFT..NO_ENTRY].iter().enumerate() {
             let held = slot.load(Ordering::Acquire);
             slot.store(ptr::without_provenance_mut(BLOCKED), Ordering::Relaxed);
             if held.addr() > BLOCKED {
                 let raw = ptr::slice_from_raw_parts_mut(held, MIN_BUCKET_LEN << bucket);
-                // SAFETY: as in `take_entry`: slot `bucket` is entry `bucket + SHIFT`, whose
+                // SAFETY: as in `take_raw`: slot `bucket` is entry `bucket + SHIFT`, whose
                 // buffers have `MIN_BUCKET_LEN << bucket` elements; it is blocked now, and by
                 // the owner protocol no one else read `held` from it.
                 f(bucket, unsafe { Box::from_raw(raw) });

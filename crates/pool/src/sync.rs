@@ -19,7 +19,7 @@
 //!   execution: see `cache::home_shard`.)
 //!
 //! The process-wide pool's caches resident in thread-local storage (`cache::resident`) are not
-//! compiled under shuttle at all: there, `shared()` is a pool like any other.
+//! compiled under shuttle at all (`build.rs`): there, `shared()` is a pool like any other.
 
 #[cfg(not(shuttle))]
 pub(crate) use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};

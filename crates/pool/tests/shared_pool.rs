@@ -40,14 +40,17 @@ fn the_shared_pool_gets_an_exiting_threads_cache_back_too() {
 }
 
 /// For the process-wide pool the thread's cache has a place of its own: the cache (one
-/// allocation) and maybe the pool's list of caches (when it grows), plus the buffer.
+/// allocation) and maybe the pool's list of caches (when it grows), plus the buffer. Where its
+/// caches are on the heap (`build.rs`: no `cfg(resident_tls)`), the thread's short list of
+/// pools may grow too, as for any pool.
 #[test]
 fn a_threads_first_rent_from_the_shared_pool_allocates_its_cache_and_the_buffer() {
     with_the_shared_pool(|| {
         let ((), first) = count(|| drop(shared().rent(3000)));
+        let most = if cfg!(resident_tls) { 3 } else { 4 };
         assert!(
-            (2..=3).contains(&first.allocs),
-            "the cache, maybe the list's growth, and one 4 KiB buffer: {first:?}"
+            (2..=most).contains(&first.allocs),
+            "the cache, maybe the lists' growth, and one 4 KiB buffer: {first:?}"
         );
         assert!(first.bytes_allocated >= 4096);
         let ((), second) = count(|| drop(shared().rent(3000)));

@@ -14,16 +14,25 @@
 //! the shared stacks. The pool's list of thread caches points into the thread's storage
 //! ([`Member::Resident`]); the thread takes its cache off that list, under the list's lock, as
 //! it retires it, and a `thread_local!` without a destructor lives until the thread has run
-//! every thread-local destructor, so the pointer is never left dangling in the list. (That is
-//! std's native thread-local storage, `#[thread_local]`, on every platform that has it; the
-//! fast-path pointer of the other pools relies on the same, as the crate's fast path always
-//! has. Where std falls back to keys of the operating system, every thread-local is boxed and
-//! freed by its key's destructor, in no set order.)
+//! every thread-local destructor, so the pointer is never left dangling in the list. That is std's
+//! native thread-local storage, `#[thread_local]`; where std falls back to keys of the
+//! operating system, every thread-local is boxed and freed by its key's destructor, in no set
+//! order, so this module is compiled only on targets `build.rs` knows to have native
+//! thread-locals (`cfg(resident_tls)`), and elsewhere `shared()` keeps its caches on the heap.
+//!
+//! One case remains that no target rules out: a thread whose first use of `shared()` happens
+//! in a destructor that runs after std's thread-local destructors (a pthread key's, on glibc)
+//! registers a `CACHES` whose destructor never runs, so its cache stays on the list after its
+//! storage goes. Using the pool from such a destructor is not supported.
 
 use std::ptr::NonNull;
 
 use super::{CACHES, Cache, Create, Inner, Member, Owned, give_back_cached, is_shared_type};
 use crate::sync::Arc;
+
+// `RESIDENT` must have no destructor: with one, a thread-local destructor running after it could
+// find it destroyed, and its storage would no longer outlive `CACHES`'s destructor.
+const _: () = assert!(!std::mem::needs_drop::<Cache<u8>>());
 
 std::thread_local! {
     /// This thread's cache of the process-wide pool. Only this thread takes from, puts into,
