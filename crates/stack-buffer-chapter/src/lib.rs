@@ -55,15 +55,15 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "S3 · at 2 KiB and at 8 KiB, zeroing the stack array costs more",
-            says: "The seed's thesis, at 2 KiB and 8 KiB: zeroing a stack array costs more than the unzeroed array's whole call (a touch of the buffer)",
+            says: "The seed's thesis, at 2 KiB and 8 KiB: zeroing a stack array costs more than getting and touching an unzeroed one",
         },
         Cited {
             key: "S7 · the sizes at which the whole operation is faster with `StackUninit` than with the reused `Vec`",
-            says: "In the seed's whole operation (packing an order into boxes), the sizes at which an unzeroed stack array is measurably faster than a `Vec` you own and reuse",
+            says: "In the seed's whole operation (a parcel-packing function that uses the buffer as scratch), the sizes at which an unzeroed stack array is measurably faster than a `Vec` you own and reuse",
         },
         Cited {
             key: "S12-time · the sizes above 128 items at which the hybrid's warm pool is faster",
-            says: "Above 128 items, the sizes at which the hybrid beats a `SmallVec`, which spills to a fresh, zeroed heap buffer",
+            says: "Above 128 items (the stack array's capacity), the sizes at which the hybrid beats a zero-filled `SmallVec`, which then allocates a fresh heap buffer",
         },
     ],
     decisions: &[

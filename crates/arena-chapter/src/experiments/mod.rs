@@ -33,15 +33,15 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "A1-reuse · under glibc: the faster of the reused `Vec` and `bumpalo`",
-            says: "Objects that live for one pass of a loop you own: a fresh `bumpalo` arena per pass, or a `Vec` reserved once and `clear()`ed per pass (the arena also keeps a pointer per node); the faster",
+            says: "Objects that live for one pass of a loop you own: a fresh `bumpalo` arena per pass, or a `Vec` reserved once and `clear()`ed per pass (the arena also keeps a pointer to each object); the faster",
         },
         Cited {
             key: "A6 · under glibc: the free-list pool faster than the arena under churn",
-            says: "Expected: when objects are freed one at a time while others live, a free-list pool is faster than the arena",
+            says: "Target: when objects are freed one at a time while others live, a free-list pool is faster than the arena",
         },
         Cited {
             key: "A6-bytes · under churn, the free-list pool's peak at most a tenth",
-            says: "Expected: under that churn the pool's peak memory is at most a tenth of the arena's",
+            says: "Target: under that churn the pool's peak memory is at most a tenth of the arena's",
         },
         Cited {
             key: "X1-arena · churn, the faster fix for one `Box` per object",
