@@ -34,8 +34,8 @@ pub static CHAPTER: Chapter = Chapter {
             says: "Bytes a warm rent allocates per order line",
         },
         Cited {
-            key: "P13 · at 8,192 B, one reused `Vec<u8>`",
-            says: "At 8 KiB, one `Vec` you own and pass down is faster than every pool and every fresh buffer",
+            key: "P10 · under glibc, the sizes at which a warm rent is measurably faster than one reused",
+            says: "The sizes at which a warm rent from the pool is measurably faster than one `Vec` you own and pass down",
         },
         Cited {
             key: "P10-hit · the pool's hit path / a fresh, unzeroed",
@@ -55,8 +55,8 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "The code that fills the buffer is yours to call",
             action: "Own one buffer and pass it down: `Vec::with_capacity(n)` once, `clear()` per use, `&mut Vec<u8>` to the callee; no pool",
             because: Cited {
-                key: "P13 · at 8,192 B, one reused `Vec<u8>`",
-                says: "at 8 KiB, one reused `Vec` faster than every pool and fresh buffer",
+                key: "P10 · under glibc, the sizes at which a warm rent is measurably faster than one reused",
+                says: "sizes at which a warm rent is measurably faster than one reused `Vec`",
             },
         },
         Decision {

@@ -163,6 +163,10 @@ fn p10_by_size(run: &Run) -> Vec<Table> {
         BySize::sizes_where_faster(&all, REUSED, SHARED, bytes_label),
     );
     table.conclude(
+        "under glibc, the sizes at which a warm rent is measurably faster than one reused `Vec`",
+        BySize::sizes_where_faster(&all, SHARED, REUSED, bytes_label),
+    );
+    table.conclude(
         "under glibc, the size from which a warm rent beats a fresh, zeroed `vec![0u8; n]` at every larger size",
         BySize::crossover_claim(&all, SHARED, FRESH, bytes_label),
     );

@@ -56,8 +56,8 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "A buffer the hot path fills again and again, and you can pass it down",
             action: "Reuse a buffer you own: `Vec::with_capacity` once, `clear()` per use, passed down as `&mut`",
             because: Cited {
-                key: "pool:P13 · at 8,192 B, one reused `Vec<u8>`",
-                says: "Chapter 3: at 8 KiB, one reused `Vec` faster than every pool and fresh buffer",
+                key: "pool:P10 · under glibc, the sizes at which a warm rent is measurably faster than one reused",
+                says: "Chapter 3: sizes at which a warm rent is measurably faster than one reused `Vec`",
             },
         },
         Decision {
