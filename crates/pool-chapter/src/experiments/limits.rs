@@ -10,7 +10,7 @@ use lab::table::Columns;
 use lab::{AllocStats, Cell, Kind, Table, count};
 use pool::{BufferPool, PoolConfig, Rented, SHARED_MAX_LEN, shared};
 
-use super::{SEED_ITALIC, seed_cell, warm};
+use super::{SEED_ITALIC, per_call, seed_cell, warm};
 use crate::workloads::{self, LINE_BUFFER};
 
 pub(super) const P7: Function = lab::function!(p7_capacity);
@@ -226,13 +226,6 @@ impl Kept {
             seed_held,
         }
     }
-}
-
-/// Bytes allocated and freed per call of `f`, over 1,000 calls.
-fn per_call(f: &dyn Fn() -> u8) -> (u64, u64) {
-    const CALLS: u64 = 1000;
-    let (_, stats) = count(|| (0..CALLS).fold(0, |acc, _| acc ^ black_box(f())));
-    (stats.bytes_allocated / CALLS, stats.bytes_freed / CALLS)
 }
 
 /// What `pool` holds after another live thread cached a 1 KiB buffer and this thread called

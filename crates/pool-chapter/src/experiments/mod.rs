@@ -295,6 +295,18 @@ fn bytes(f: impl FnOnce() -> u8) -> u64 {
 
 /// Rents one buffer of `len` on this thread and gives it back, so that the pool's cache for
 /// this thread exists and holds a buffer of that bucket: what follows is the hit path.
+/// How many calls [`per_call`] counts over.
+const PER_CALL: u64 = 1000;
+
+/// Bytes allocated and freed per call of `f`, counted on this thread over [`PER_CALL`] calls.
+fn per_call(mut f: impl FnMut() -> u8) -> (u64, u64) {
+    let (_, stats) = count(|| (0..PER_CALL).fold(0, |acc, _| acc ^ black_box(f())));
+    (
+        stats.bytes_allocated / PER_CALL,
+        stats.bytes_freed / PER_CALL,
+    )
+}
+
 fn warm(pool: &BufferPool<u8>, len: usize) {
     drop(pool.rent(len));
 }

@@ -7,9 +7,10 @@ use std::hint::black_box;
 use lab::report::{Function, Run};
 use lab::table::Claim;
 use lab::timing::{Measurements, Method, Schedule, Timing};
-use lab::{Cell, Table, count, publish};
+use lab::{Cell, Table, publish};
 use pool::shared;
 
+use super::{PER_CALL, per_call};
 use crate::workloads::{self, SMALL_ROOM, WRITE_ROOM};
 
 pub(super) const P14: Function = lab::function!(p14_write);
@@ -21,8 +22,6 @@ const FRESH: &str = "fresh, unzeroed `Vec::with_capacity(128)`";
 
 /// How many times as long as the same write into one reused `Vec` the rented buffer may take.
 const TARGET_RATIO: f64 = 1.5;
-/// Lines per count of the bytes allocated, after the timed run.
-const COUNTED_LINES: u64 = 100;
 
 /// In process `p`: whether the rented buffer's time stays within `TARGET_RATIO` of the reused
 /// `Vec`'s whichever twin is swapped in (`Some(true)`), stays above it (`Some(false)`), or
@@ -36,16 +35,6 @@ fn within_target(p: &Measurements) -> Option<bool> {
     } else {
         None
     }
-}
-
-/// Bytes allocated per line by `line`, over [`COUNTED_LINES`] lines on this thread.
-fn bytes_per_line(mut line: impl FnMut() -> u8) -> u64 {
-    let ((), stats) = count(|| {
-        for _ in 0..COUNTED_LINES {
-            black_box(line());
-        }
-    });
-    stats.bytes_allocated / COUNTED_LINES
 }
 
 fn p14_write(run: &Run) -> Vec<Table> {
@@ -78,19 +67,16 @@ fn p14_write(run: &Run) -> Vec<Table> {
 
     let mut reused = Vec::with_capacity(WRITE_ROOM);
     let counted = [
-        (
-            REUSED,
-            bytes_per_line(|| workloads::write_reused(&mut reused)),
-        ),
+        (REUSED, per_call(|| workloads::write_reused(&mut reused)).0),
         (
             RENTED,
-            bytes_per_line(|| workloads::write_rented(pool, WRITE_ROOM)),
+            per_call(|| workloads::write_rented(pool, WRITE_ROOM)).0,
         ),
         (
             GROWN,
-            bytes_per_line(|| workloads::write_rented(pool, SMALL_ROOM)),
+            per_call(|| workloads::write_rented(pool, SMALL_ROOM)).0,
         ),
-        (FRESH, bytes_per_line(workloads::write_fresh)),
+        (FRESH, per_call(workloads::write_fresh).0),
     ];
     let columns = m
         .columns()
@@ -102,7 +88,10 @@ fn p14_write(run: &Run) -> Vec<Table> {
         });
     let mut table = run.own(m.table_with(run.experiment.id, "", &columns));
     table.note("Every arm writes the seed's first order line, `1042|ต้มยำกุ้ง|2|18000\\n` (41 bytes), with the same `writeln!` of its four fields through `io::Write`: they differ only in where the buffer comes from. The rented buffers come from `pool::shared()`, taken once before the timed loop. `rent_buf(16)` starts in the pool's 16-byte bucket and moves up through 32 to 64 bytes as the line is written, giving each smaller buffer back on the way. No arm is zeroed: a write that appends has no use for `vec![0u8; n]`.");
-    table.note(format!("Bytes per line are counted on this thread over {COUNTED_LINES} lines of each, after the timed run."));
+    table.note(format!(
+        "Bytes per line are counted on this thread over {} lines of each, after the timed run.",
+        Cell::count(PER_CALL).render()
+    ));
     let rented_bytes = counted
         .iter()
         .find(|(name, _)| *name == RENTED)
