@@ -67,21 +67,32 @@ fn p12_handoff_once_warm_the_pool_allocates_nothing_per_item_and_a_fresh_vec_8_k
     }
     // Across threads: this thread produces, another consumes, through a channel polled as the
     // workload's pairs poll theirs (a thread that blocks on a channel may allocate its waiting
-    // entry the first time it blocks, which would be counted here). After a warm-up, neither thread allocates. The warm-up is made
-    // exact: the stacks emptied, then the consumer holds 8 buffers at once and gives them back
-    // (one to its cache, 7 to the stacks, whose storage is allocated then). With 4 items in the
-    // channel and one in each thread's hands, at most 7 of the 8 are ever away from the stacks,
-    // so the producer always finds one there, and the stacks never hold more than 7.
+    // entry the first time it blocks, which would be counted here). After a warm-up, neither
+    // thread allocates. The warm-up is made exact: a give-back lands on another shard of the
+    // stack when its home shard is busy, and a shard's own storage is allocated the first time
+    // a buffer lands on it, so the warm-up fills every shard. The stacks are emptied, then this
+    // thread holds `max_per_bucket + 1` buffers at once and gives them back: one to its cache,
+    // the rest onto the stacks until every shard is full. From then on those buffers only move
+    // between the stacks, the threads' caches and the channel, no shard ever holds more than it
+    // held then, and the producer always finds one.
     let items = scaled(500, 6);
-    let (to_consumer, from_producer) = sync_channel(4);
+    let fill = pool::shared_config().max_per_bucket + 1;
     pool::shared().trim();
+    drop(
+        (0..fill)
+            .map(|_| produce(Handoff::SharedPool).0)
+            .collect::<Vec<_>>(),
+    );
+    let stats = pool::shared().stats();
+    let bucket = stats.buckets.iter().find(|b| b.capacity == HIT_BYTES);
+    assert_eq!(
+        bucket.map(|b| b.stacked_buffers),
+        Some(fill as u64 - 1),
+        "the warm-up fills every shard of the 8 KiB stack"
+    );
+    let (to_consumer, from_producer) = sync_channel(4);
     let counts = std::thread::scope(|s| {
         let consumer = s.spawn(move || {
-            drop(
-                (0..8)
-                    .map(|_| produce(Handoff::SharedPool).0)
-                    .collect::<Vec<_>>(),
-            );
             let pass = |n| {
                 for _ in 0..n {
                     let item = receive(&from_producer).unwrap();
