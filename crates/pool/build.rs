@@ -6,8 +6,9 @@
 //! a destructor outlives every thread-local destructor of its thread, so the thread takes its
 //! cache off the list before the storage goes. Where std boxes each thread-local behind a key
 //! of the operating system (x86_64-pc-windows-gnu, Android, OpenBSD, …), a key's destructor
-//! can free that box first, so there, and under the shuttle models, `shared()` keeps its
-//! caches on the heap as every other pool does. std's own `cfg(target_thread_local)` is not
+//! can free that box first, so there `shared()` keeps its caches on the heap as every other
+//! pool does. The shuttle models (`--cfg shuttle`) keep the resident caches, in a stand-in for
+//! the thread's storage (`src/cache/resident.rs`). std's own `cfg(target_thread_local)` is not
 //! available to stable code, so the targets are listed here, conservatively.
 
 use std::env;
@@ -25,9 +26,8 @@ fn main() {
         "windows" => target_env == "msvc",
         _ => false,
     };
-    let shuttle = env::var_os("CARGO_CFG_SHUTTLE").is_some();
     let heap = env::var_os("HOTPATH_POOL_HEAP_CACHES").is_some();
-    if native && !shuttle && !heap {
+    if native && !heap {
         println!("cargo::rustc-cfg=resident_tls");
     }
 }

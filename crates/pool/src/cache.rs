@@ -579,10 +579,15 @@ impl<T> Member<T> {
     pub(crate) fn cache(&self) -> &Cache<T> {
         match self {
             Self::Heap(local) => &local.cache,
-            // SAFETY: by the invariant on `Resident`, the cache is alive while it is in the
-            // list, and the caller borrows the list (under its lock).
             #[cfg(resident_tls)]
-            Self::Resident(cache) => unsafe { cache.as_ref() },
+            Self::Resident(cache) => {
+                // The models check the invariant below on every read.
+                #[cfg(shuttle)]
+                resident::model::check_listed(*cache);
+                // SAFETY: by the invariant on `Resident`, the cache is alive while it is in
+                // the list, and the caller borrows the list (under its lock).
+                unsafe { cache.as_ref() }
+            }
         }
     }
 

@@ -737,14 +737,26 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     }
 
     /// Sets [`shared`]'s state at its first use (the only pool created without one).
+    #[cfg(not(shuttle))]
     #[cold]
     #[inline(never)]
     fn init_shared(&self) -> &State<T> {
-        self.state
-            .get_or_init(|| match State::new(shared_config()) {
-                Ok(state) => state,
-                Err(err) => unreachable!("the shared configuration is valid: {err}"),
-            })
+        self.state.get_or_init(shared_state)
+    }
+
+    /// [`shared`]'s state under `--cfg shuttle`: one per model execution, made at its first use
+    /// in it and dropped when it ends, since shuttle's locks and atomics live no longer than an
+    /// execution (the `OnceLock` of the `static` is never set).
+    #[cfg(shuttle)]
+    fn init_shared(&self) -> &State<T> {
+        shuttle::lazy_static! {
+            static ref STATE: State<u8> = shared_state();
+        }
+        let state: &'static State<u8> = &STATE;
+        match (state as &dyn std::any::Any).downcast_ref::<State<T>>() {
+            Some(state) => state,
+            None => unreachable!("only `shared()`, a pool of `u8`, has no state of its own"),
+        }
     }
 
     /// The shared stacks, the list of thread caches and the pool's counters.
@@ -760,8 +772,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Whether this is [`shared`], the process-wide pool: decided at compile time where the
     /// pool is known (`shared().rent(n)`, and a guard of it dropped where it was rented), else
     /// by one compare. Its fast path is the resident cache's, inlined into the caller; where the
-    /// caches cannot be resident (`build.rs`: no native thread-locals, or `--cfg shuttle`) it is
-    /// a pool like any other.
+    /// caches cannot be resident (`build.rs`: no native thread-locals) it is a pool like any
+    /// other.
     #[inline(always)]
     fn is_shared(&self) -> bool {
         cfg!(resident_tls)
@@ -1601,9 +1613,17 @@ fn count_discarded_return(counters: &Counters) {
 #[inline(always)]
 pub fn shared() -> &'static BufferPool<u8> {
     // A `static` with a constant value: its state is set at its first use off the fast path,
-    // so this is an address, with no check. Under `--cfg shuttle`, whose models use pools of
-    // their own, it is never used (a pool in a static would outlive a model's execution).
+    // so this is an address, with no check. Under `--cfg shuttle` its state is made anew for
+    // every model execution (`init_shared`).
     &SHARED
+}
+
+/// [`shared`]'s state, made at its first use (of `u8`: only `shared()` calls this).
+fn shared_state<T>() -> State<T> {
+    match State::new(shared_config()) {
+        Ok(state) => state,
+        Err(err) => unreachable!("the shared configuration is valid: {err}"),
+    }
 }
 
 /// The configuration of [`shared`]: the same at every call, since the number of logical cores

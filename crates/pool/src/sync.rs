@@ -13,13 +13,14 @@
 //! - the statics that outlive a model's executions: the pool ids (`NEXT_ID`), which are only
 //!   compared, never synchronised on; the core count behind
 //!   [`shared_config`](crate::shared_config); and a pool's `OnceLock` of its state, which every
-//!   pool but [`shared`](crate::shared) sets when it is created. A pool in a `static` made in one
-//!   execution would be used by the next one, which shuttle cannot model, so the models use
-//!   pools of their own and never touch `shared()`. (The home-shard counter is reset for every
-//!   execution: see `cache::home_shard`.)
+//!   pool but [`shared`](crate::shared) sets when it is created. A state made in one execution
+//!   cannot be used by the next, so under shuttle `shared()`'s is made anew for every
+//!   execution, in one of shuttle's `lazy_static`s, and its `OnceLock` is never set. (The
+//!   home-shard counter is reset for every execution too: see `cache::home_shard`.)
 //!
-//! The process-wide pool's caches resident in thread-local storage (`cache::resident`) are not
-//! compiled under shuttle at all (`build.rs`): there, `shared()` is a pool like any other.
+//! The process-wide pool's caches resident in thread-local storage (`cache::resident`) keep
+//! their code under shuttle; only their storage is a stand-in, a table that lives until the
+//! execution ends and checks that the pool's list never reaches a retired cache.
 
 #[cfg(not(shuttle))]
 pub(crate) use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};

@@ -1,7 +1,10 @@
 //! Concurrency models of the owner protocol, run under shuttle: a pool dropped while threads
 //! retire their caches, a thread's retire beside another thread's clean-up of a dropped pool's
 //! caches, `stats` and `trim` beside rents and give-backs, a buffer that crosses threads
-//! while its pool is dropped, and threads racing for a pool's one place for a thread cache.
+//! while its pool is dropped, and threads racing for a pool's one place for a thread cache;
+//! and for the process-wide pool, whose thread caches are resident in each thread's storage,
+//! their registration and retirement beside `stats`, `trim` and buffers given back on another
+//! thread, every read of a listed cache checked to come before its thread has retired it.
 //!
 //! Compiled only with `--cfg shuttle`, which also swaps the crate's locks, atomics and
 //! thread-locals for shuttle's (`src/sync.rs`):
@@ -152,6 +155,11 @@ fn explore(model: impl Fn() + Send + Sync + 'static) {
             "{allocated} buffers allocated, {freed} freed"
         );
     };
+    schedules(run);
+}
+
+/// Runs `run` for [`SCHEDULES`] schedules of each scheduler, each from a fixed seed.
+fn schedules(run: impl Fn() + Clone + Send + Sync + 'static) {
     let again = run.clone();
     shuttle::check_random_with_seed(run, 0x9e37_79b9, SCHEDULES);
     let pct = PctScheduler::new_from_seed(0x7f4a_7c15, 3, SCHEDULES);
@@ -178,7 +186,7 @@ fn config() -> PoolConfig {
 /// shard to another, during it can be counted twice (a run found 28,672 bytes against a bound
 /// of 24,576). The pool never holds more than the bound; [`check_quiescent`] checks it once no
 /// other thread runs.
-fn check_snapshot(pool: &BufferPool<Tagged>, s: &PoolStats) {
+fn check_snapshot<T: Copy + Default + Send + 'static>(pool: &BufferPool<T>, s: &PoolStats) {
     assert!(s.returns <= s.rents, "{s:?}");
     assert!(s.allocations <= s.rents, "{s:?}");
     assert!(s.discarded <= s.returns, "{s:?}");
@@ -195,7 +203,7 @@ fn check_snapshot(pool: &BufferPool<Tagged>, s: &PoolStats) {
 
 /// What a pool shows once nothing else runs (every other thread joined): no buffer out, no
 /// thread cache left, and what it retains — exact now — within the bound for no live thread.
-fn check_quiescent(pool: &BufferPool<Tagged>, rents: u64) {
+fn check_quiescent<T: Copy + Default + Send + 'static>(pool: &BufferPool<T>, rents: u64) {
     let s = pool.stats();
     check_snapshot(pool, &s);
     assert_eq!(
@@ -440,5 +448,109 @@ fn threads_race_for_the_one_place_for_a_thread_cache() {
         };
         assert_eq!(late.join().unwrap(), 1, "the place is free again");
         check_quiescent(&pool, 6 * 4);
+    });
+}
+
+/// [`work`] on the process-wide pool, whose thread caches are resident in each thread's own
+/// storage (a stand-in under shuttle, `src/cache/resident.rs`): 4 rents, and a resident cache
+/// registered at the first and retired when the thread exits.
+fn work_shared() {
+    let pool = hotpath_pool::shared();
+    drop(pool.rent(16));
+    drop(pool.rent(32));
+    let (a, b) = (pool.rent(1), pool.rent(16));
+    drop(a);
+    drop(b);
+}
+
+/// What the process-wide pool shows once nothing else runs, when nothing was trimmed: besides
+/// [`check_quiescent`], every buffer it allocated is retained or was freed on its way back
+/// (the stacks and the byte budget are far from full here, so none was).
+fn check_shared_quiescent(rents: u64) {
+    let pool = hotpath_pool::shared();
+    check_quiescent(pool, rents);
+    let s = pool.stats();
+    assert_eq!(s.retained_buffers, s.allocations - s.discarded, "{s:?}");
+}
+
+/// Threads register resident caches of `shared()`, rent, give back and exit (retiring them)
+/// while the main thread takes snapshots: every snapshot reads only caches still on the
+/// pool's list, never one whose thread has retired it (the stand-in storage checks each read),
+/// its counts are in order and never go back, and once the threads have exited the counts are
+/// exact, no cache is left and every buffer is retained.
+#[test]
+fn shared_threads_register_and_retire_resident_caches_beside_stats() {
+    schedules(|| {
+        let workers: Vec<_> = (0..2).map(|_| thread::spawn(work_shared)).collect();
+        let mut last = PoolStats::default();
+        for _ in 0..3 {
+            let s = hotpath_pool::shared().stats();
+            check_snapshot(hotpath_pool::shared(), &s);
+            assert!(s.thread_caches <= 2, "{s:?}");
+            assert!(s.rents <= 8 && s.returns <= 8, "{s:?}");
+            assert!(
+                s.rents >= last.rents && s.returns >= last.returns,
+                "{last:?} then {s:?}"
+            );
+            last = s;
+        }
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        check_shared_quiescent(8);
+    });
+}
+
+/// `trim` of `shared()` on the main thread while two threads rent, give back and exit: the
+/// trim asks each listed resident cache to empty, and a thread retiring its cache meanwhile is
+/// never reached after it has left the list; once the threads have exited, the counts are
+/// exact and a last `trim` leaves nothing retained.
+#[test]
+fn shared_trim_beside_threads_retiring_resident_caches() {
+    schedules(|| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                thread::spawn(|| {
+                    work_shared();
+                    thread::yield_now();
+                    work_shared();
+                })
+            })
+            .collect();
+        hotpath_pool::shared().trim();
+        check_snapshot(hotpath_pool::shared(), &hotpath_pool::shared().stats());
+        hotpath_pool::shared().trim();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        check_quiescent(hotpath_pool::shared(), 16);
+        hotpath_pool::shared().trim();
+        let s = hotpath_pool::shared().stats();
+        assert_eq!((s.retained_buffers, s.retained_bytes), (0, 0), "{s:?}");
+    });
+}
+
+/// Buffers of `shared()` rented on one thread and given back on another, whose first give-back
+/// registers its resident cache, while both exit and the main thread takes snapshots: each
+/// buffer goes to the consumer's resident cache or the stacks, the consumer's cache is retired
+/// when it exits, and the counts balance.
+#[test]
+fn shared_buffers_given_back_on_another_thread_that_registers_and_retires() {
+    schedules(|| {
+        let (send, receive) = mpsc::channel();
+        let producer = thread::spawn(move || {
+            for len in [16, 32, 16] {
+                send.send(hotpath_pool::shared().rent(len)).unwrap();
+            }
+        });
+        let consumer = thread::spawn(move || {
+            for buf in receive {
+                drop(buf);
+            }
+        });
+        check_snapshot(hotpath_pool::shared(), &hotpath_pool::shared().stats());
+        producer.join().unwrap();
+        consumer.join().unwrap();
+        check_shared_quiescent(3);
     });
 }

@@ -24,6 +24,12 @@
 //! in a destructor that runs after std's thread-local destructors (a pthread key's, on glibc)
 //! registers a `CACHES` whose destructor never runs, so its cache stays on the list after its
 //! storage goes. Using the pool from such a destructor is not supported.
+//!
+//! Under `--cfg shuttle` (the concurrency models, `tests/model.rs`) the storage is a stand-in
+//! ([`model`]): shuttle's thread-locals are destroyed in the order they were first used, which
+//! native storage without a destructor never is, so each model thread's resident cache is kept
+//! instead in a table that lives until the model's execution ends, and the table records which
+//! caches have retired, so that the pool's list is checked never to reach one of them.
 
 use std::ptr::NonNull;
 
@@ -32,14 +38,26 @@ use crate::sync::Arc;
 
 // `RESIDENT` must have no destructor: with one, a thread-local destructor running after it could
 // find it destroyed, and its storage would no longer outlive `CACHES`'s destructor.
+#[cfg(not(shuttle))]
 const _: () = assert!(!std::mem::needs_drop::<Cache<u8>>());
 
+#[cfg(not(shuttle))]
 std::thread_local! {
     /// This thread's cache of the process-wide pool. Only this thread takes from, puts into,
     /// opens or closes it (the owner protocol); other threads read it through the pool's list
     /// while it is registered.
     static RESIDENT: Cache<u8> = const { Cache::blocked() };
 }
+
+/// This thread's `RESIDENT`.
+#[cfg(not(shuttle))]
+#[inline(always)]
+fn storage() -> NonNull<Cache<u8>> {
+    RESIDENT.with(|cache| NonNull::from(cache))
+}
+
+#[cfg(shuttle)]
+use model::storage;
 
 /// This thread's resident cache, as a cache of `T`: `None` unless `T` is `u8` (decided at
 /// compile time).
@@ -49,11 +67,7 @@ fn cache<T: 'static>() -> Option<NonNull<Cache<T>>> {
         return None;
     }
     // `T` is `u8`: the cast changes nothing but the name of the type.
-    Some(
-        RESIDENT
-            .with(|cache| NonNull::from(cache))
-            .cast::<Cache<T>>(),
-    )
+    Some(storage().cast::<Cache<T>>())
 }
 
 /// This thread's resident cache, owned (`None` unless `T` is `u8`). Its slots are blocked
@@ -101,11 +115,85 @@ pub(super) fn find_or_register<'a, T: Send + 'static>(
 /// then folds its counters into the pool's and takes it off the pool's list.
 pub(super) fn retire() {
     let inner = crate::shared().inner();
-    let cache = RESIDENT.with(|cache| NonNull::from(cache));
+    let cache = storage();
     // SAFETY: as in `owned`: this thread's own resident cache, alive while the thread runs
     // its thread-local destructors.
     let owned = unsafe { Owned::new(cache.as_ref()) };
     give_back_cached(inner, owned, |owned, f| owned.close(f));
     // SAFETY: as above.
     inner.dismiss(unsafe { cache.as_ref() });
+    #[cfg(shuttle)]
+    model::retired(cache);
+}
+
+/// The stand-in for `RESIDENT` under `--cfg shuttle`, and the check that the pool's list never
+/// reaches a retired cache.
+#[cfg(shuttle)]
+pub(super) mod model {
+    use std::ptr::NonNull;
+    use std::sync::{Mutex, PoisonError};
+
+    use shuttle::thread::ThreadId;
+
+    use super::Cache;
+
+    /// A model thread's resident cache, and whether it has retired.
+    struct Resident {
+        thread: ThreadId,
+        cache: Box<Cache<u8>>,
+        retired: bool,
+    }
+
+    // A std lock, not shuttle's: the table stands in for storage that needs no lock, so it adds
+    // no scheduling point. Dropped, with every cache, when the execution ends.
+    shuttle::lazy_static! {
+        static ref RESIDENTS: Mutex<Vec<Resident>> = Mutex::new(Vec::new());
+    }
+
+    fn with_table<R>(f: impl FnOnce(&mut Vec<Resident>) -> R) -> R {
+        f(&mut RESIDENTS.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The calling model thread's resident cache, made blocked at its first use. It stays at
+    /// its address until the execution ends, as `RESIDENT` stays until its thread has run
+    /// every thread-local destructor.
+    pub(in crate::cache) fn storage() -> NonNull<Cache<u8>> {
+        let thread = shuttle::thread::current().id();
+        with_table(|table| {
+            let index = match table.iter().position(|r| r.thread == thread) {
+                Some(index) => index,
+                None => {
+                    table.push(Resident {
+                        thread,
+                        cache: Box::new(Cache::blocked()),
+                        retired: false,
+                    });
+                    table.len() - 1
+                }
+            };
+            NonNull::from(&*table[index].cache)
+        })
+    }
+
+    /// Records that `cache` has retired: its thread has taken it off the pool's list, and in
+    /// a normal build its storage may go from now on.
+    pub(super) fn retired(cache: NonNull<Cache<u8>>) {
+        with_table(|table| {
+            if let Some(r) = table.iter_mut().find(|r| NonNull::from(&*r.cache) == cache) {
+                r.retired = true;
+            }
+        });
+    }
+
+    /// Panics if `cache` is a resident cache that has retired: the pool's list reaches it,
+    /// which in a normal build could be after its storage has gone.
+    pub(in crate::cache) fn check_listed<T>(cache: NonNull<Cache<T>>) {
+        let cache = cache.cast::<Cache<u8>>();
+        let retired = with_table(|table| {
+            table
+                .iter()
+                .any(|r| r.retired && NonNull::from(&*r.cache) == cache)
+        });
+        assert!(!retired, "the pool's list reaches a retired resident cache");
+    }
 }
