@@ -33,8 +33,6 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::mem;
 use std::ptr;
-#[cfg(resident_tls)]
-use std::ptr::NonNull;
 
 use crate::PoolStats;
 use crate::slot::{Lent, Slots};
@@ -63,7 +61,7 @@ pub(crate) struct Counters {
 pub(crate) type Counter = fn(&Counters) -> &AtomicU64;
 
 impl Counters {
-    /// Counters at 0, in a constant (the resident caches' initial value).
+    /// Counters at 0, in a constant (for the process-wide pool's `DETACHED` cache).
     #[cfg(resident_tls)]
     pub(crate) const fn new() -> Self {
         Self {
@@ -488,28 +486,22 @@ impl<T> Inner<T> {
 impl<T> Drop for Inner<T> {
     fn drop(&mut self) {
         // Threads that used the pool still hold their `Local` until they exit; free what their
-        // slots hold now rather than then. (Only the process-wide pool has resident members,
-        // and it lives in a `static`, never dropped.)
-        for member in self
+        // slots hold now rather than then.
+        for Member(local) in self
             .locals
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
         {
-            // Without resident caches (`build.rs`), `Heap` is the only kind of member.
-            #[cfg_attr(not(resident_tls), allow(irrefutable_let_patterns))]
-            if let Member::Heap(local) = member {
-                // SAFETY: the owner protocol holds, because no owner can be running: the last
-                // reference to the pool is gone, so no thread is renting or giving back, and a
-                // thread exiting now finds the pool gone and leaves its slots alone (`retire`).
-                unsafe { local.cache.slots.drain(|_, buf| drop(buf)) };
-            }
+            // SAFETY: the owner protocol holds, because no owner can be running: the last
+            // reference to the pool is gone, so no thread is renting or giving back, and a
+            // thread exiting now finds the pool gone and leaves its slots alone (`retire`).
+            unsafe { local.cache.slots.drain(|_, buf| drop(buf)) };
         }
     }
 }
 
-/// One thread's cache for one pool: a slot per bucket and the thread's counters. It lives in
-/// a [`Local`] on the heap, or, for the process-wide pool, in the thread's own storage (see
-/// `resident`).
+/// One thread's cache for one pool: a slot per bucket and the thread's counters, in a [`Local`]
+/// on the heap (and, for the process-wide pool's `DETACHED`, in a `static`: see `resident`).
 pub(crate) struct Cache<T> {
     /// Taken from and put into only through [`Owned`].
     slots: Slots<T>,
@@ -540,8 +532,7 @@ impl<T> Cache<T> {
     }
 }
 
-/// A thread's cache for a pool other than the process-wide one, on the heap: shared by the
-/// thread's storage and the pool's list.
+/// A thread's cache for a pool, on the heap: shared by the thread's storage and the pool's list.
 pub(crate) struct Local<T> {
     cache: Cache<T>,
     pool: Weak<Inner<T>>,
@@ -554,41 +545,14 @@ impl<T> Drop for Local<T> {
     }
 }
 
-/// An entry of a pool's list of thread caches.
-pub(crate) enum Member<T> {
-    /// A cache on the heap, which the list keeps alive.
-    Heap(Arc<Local<T>>),
-    /// A thread's resident cache of the process-wide pool, in that thread's storage.
-    /// Invariant: it points to a live `Cache<T>` while it is in the list: the thread removes it
-    /// (under the list's lock) as it retires its caches, before its storage goes.
-    #[cfg(resident_tls)]
-    Resident(NonNull<Cache<T>>),
-}
-
-// SAFETY: a `Member` is an `Arc<Local<T>>` (`Send` and `Sync` when `T: Send`) or a pointer to a
-// `Cache<T>` that another thread owns. Through the pointer, other threads only read the
-// counters and the slots (atomics) and set the trim request (an atomic): what `&Cache<T>`
-// allows, and `Cache<T>` is `Sync` when `T: Send`. The buffers in its slots are only taken by
-// its owner thread.
-unsafe impl<T: Send> Send for Member<T> {}
-// SAFETY: as for `Send`: shared, a `Member` gives only `&Cache<T>`.
-unsafe impl<T: Send> Sync for Member<T> {}
+/// An entry of a pool's list of thread caches: the list keeps the cache alive, so that what
+/// other threads read (`stats`, `trim`) is never freed under them, whenever its thread exits.
+pub(crate) struct Member<T>(Arc<Local<T>>);
 
 impl<T> Member<T> {
     /// The cache.
     pub(crate) fn cache(&self) -> &Cache<T> {
-        match self {
-            Self::Heap(local) => &local.cache,
-            #[cfg(resident_tls)]
-            Self::Resident(cache) => {
-                // The models check the invariant below on every read.
-                #[cfg(shuttle)]
-                resident::model::check_listed(*cache);
-                // SAFETY: by the invariant on `Resident`, the cache is alive while it is in
-                // the list, and the caller borrows the list (under its lock).
-                unsafe { cache.as_ref() }
-            }
-        }
+        &self.0.cache
     }
 
     /// Whether this is `cache`.
@@ -623,9 +587,7 @@ impl<T: Send + 'static> Local<T> {
             },
             pool: Arc::downgrade(inner),
         });
-        inner
-            .admit(|| Member::Heap(Arc::clone(&local)))
-            .then_some(local)
+        inner.admit(|| Member(Arc::clone(&local))).then_some(local)
     }
 }
 
@@ -728,20 +690,6 @@ impl<'a, T> Owned<'a, T> {
         unsafe { self.cache.slots.drain(f) }
     }
 
-    /// See [`Slots::open`].
-    #[cfg(resident_tls)]
-    fn open(self, buckets: usize) {
-        // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.cache.slots.open(buckets) }
-    }
-
-    /// See [`Slots::close`].
-    #[cfg(resident_tls)]
-    fn close(self, f: impl FnMut(usize, Box<[T]>)) {
-        // SAFETY: the owner protocol, by `Owned`'s contract.
-        unsafe { self.cache.slots.close(f) }
-    }
-
     /// Empties the cache if a `trim` on another thread asked for it (a load first, so that the
     /// usual answer, no, costs no atomic read-modify-write).
     pub(crate) fn honour_trim(self) {
@@ -833,25 +781,25 @@ pub(crate) const SHARED_ID: PoolId = 0;
 /// An id no pool has: the fast path's "no pool yet".
 const NO_POOL: PoolId = PoolId::MAX;
 
-/// This thread's caches, owned: whether the process-wide pool's resident cache is registered
-/// (see `resident`; under `--cfg shuttle` that pool is one of the others), and every other
-/// pool's in a short list keyed by the pool's id. Dropped when the thread exits, which retires
-/// every cache.
+/// This thread's caches, owned: the process-wide pool's, once registered (see `resident`),
+/// and every other pool's in a short list keyed by the pool's id. Dropped when the thread
+/// exits, which retires every cache.
 struct ThreadCaches {
     #[cfg(resident_tls)]
-    resident: Cell<bool>,
+    resident: RefCell<Option<Arc<dyn Retire>>>,
     others: RefCell<Vec<(PoolId, Arc<dyn Retire>)>>,
 }
 
 impl Drop for ThreadCaches {
     fn drop(&mut self) {
         // First of all: the fast path must not reach a cache once it is being retired. (The
-        // pointer's storage has no destructor, so it is never gone while the thread runs; the
-        // resident cache blocks its slots as it retires.)
+        // pointers' storage has no destructor, so it is never gone while the thread runs.)
         FAST_RECENT.set((NO_POOL, ptr::null()));
         #[cfg(resident_tls)]
-        if self.resident.get() {
-            resident::retire();
+        resident::detach();
+        #[cfg(resident_tls)]
+        if let Some(local) = self.resident.get_mut().take() {
+            local.retire();
         }
         for (_, local) in mem::take(self.others.get_mut()) {
             local.retire();
@@ -863,7 +811,7 @@ thread_local! {
     static CACHES: ThreadCaches = const {
         ThreadCaches {
             #[cfg(resident_tls)]
-            resident: Cell::new(false),
+            resident: RefCell::new(None),
             others: RefCell::new(Vec::new()),
         }
     };

@@ -771,9 +771,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
 
     /// Whether this is [`shared`], the process-wide pool: decided at compile time where the
     /// pool is known (`shared().rent(n)`, and a guard of it dropped where it was rented), else
-    /// by one compare. Its fast path is the resident cache's, inlined into the caller; where the
-    /// caches cannot be resident (`build.rs`: no native thread-locals) it is a pool like any
-    /// other.
+    /// by one compare. Its fast path is the resident pointer's (`cache::resident`), inlined
+    /// into the caller; where that pointer cannot be read without a check (`build.rs`: no
+    /// native thread-locals) it is a pool like any other.
     #[inline(always)]
     fn is_shared(&self) -> bool {
         cfg!(resident_tls)
@@ -1153,8 +1153,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// Gets a buffer for a request of `len` elements and counts the rent.
     ///
     /// The fast path — this thread's cache holding a buffer of the bucket — is inlined into
-    /// the caller for the process-wide pool (its thread caches are resident in thread-local
-    /// storage), and one call away for the other pool this thread used last (found through a
+    /// the caller for the process-wide pool (a thread-local pointer of its own leads to each
+    /// thread's cache), and one call away for the other pool this thread used last (found through a
     /// thread-local pointer); everything else goes through [`Self::take_slow`].
     #[inline(always)]
     pub(crate) fn take(&self, len: usize) -> Lent<T> {
@@ -1179,7 +1179,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         }
     }
 
-    /// The fast path of a rent from the process-wide pool: its resident cache.
+    /// The fast path of a rent from the process-wide pool: the cache its resident pointer leads
+    /// to.
     #[cfg(resident_tls)]
     #[inline(always)]
     fn take_resident(&self, len: usize) -> Option<Lent<T>> {
@@ -1303,7 +1304,8 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
         self.give_back_resident(lent, shown);
     }
 
-    /// [`Self::give_back`] for the process-wide pool: to its resident cache. It never clears
+    /// [`Self::give_back`] for the process-wide pool: to the cache its resident pointer leads
+    /// to. It never clears
     /// (`shared_config`): no policy to look at.
     #[cfg(resident_tls)]
     #[inline(always)]
@@ -1597,8 +1599,8 @@ fn count_discarded_return(counters: &Counters) {
 ///
 /// The stacks' 64 MiB, plus one buffer of every bucket from 16 B to 1 MiB per live thread.
 ///
-/// Its thread caches are resident in thread-local storage of their own, so a thread that also
-/// uses other pools never pushes this one off the fast path, and `shared().rent(n)` is as cheap
+/// Each thread finds its cache of it through a thread-local pointer of its own, so a thread that
+/// also uses other pools never pushes this one off the fast path, and `shared().rent(n)` is as cheap
 /// as renting from a reference kept beforehand: `shared()` is the address of a `static`, set up
 /// at its first use off the fast path.
 ///

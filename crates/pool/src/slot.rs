@@ -16,7 +16,7 @@
 //! shown, so that its give-back does not work the entry out again from the capacity, and the
 //! capacity follows from the entry.
 //!
-//! **The owner protocol.** Only one thread at a time takes, puts, opens or closes: the cache's
+//! **The owner protocol.** Only one thread at a time takes, puts, opens or drains: the cache's
 //! owner thread, or — when no owner can be running — whoever has the cache to itself (the pool
 //! being dropped). That is what lets a take be a plain load and a store, and a put likewise,
 //! instead of an atomic swap: a swap is a locked instruction that costs more than the rest of a
@@ -259,7 +259,7 @@ pub(crate) struct Slots<T> {
 
 impl<T> Slots<T> {
     /// Slots that are all blocked: they keep nothing until [`open`](Self::open)ed. No
-    /// destructor: whoever opens them closes or drains them before they go.
+    /// destructor: whoever opens them drains them before they go.
     pub(crate) const fn blocked() -> Self {
         Self {
             entries: [const { AtomicPtr::new(ptr::without_provenance_mut(BLOCKED)) }; ENTRIES],
@@ -270,7 +270,7 @@ impl<T> Slots<T> {
     /// Opens the slots of buckets `0..buckets`: empty, ready to keep a buffer each.
     ///
     /// # Safety
-    /// The owner protocol: no other thread takes from, puts into, opens or closes these slots
+    /// The owner protocol: no other thread takes from, puts into, opens or drains these slots
     /// while this runs.
     pub(crate) unsafe fn open(&self, buckets: usize) {
         for slot in &self.entries[SHIFT..SHIFT + buckets.min(MAX_OPEN)] {
@@ -412,27 +412,6 @@ impl<T> Slots<T> {
             // SAFETY: the caller's contract is the same.
             if let Some(buf) = unsafe { self.take(bucket) } {
                 f(bucket, buf);
-            }
-        }
-    }
-
-    /// Empties every slot, as [`drain`](Self::drain) does, and blocks it: the slots keep
-    /// nothing more until they are opened again. Each slot is blocked before its buffer goes
-    /// to `f`, which must not use these slots.
-    ///
-    /// # Safety
-    /// As for [`open`](Self::open).
-    #[cfg(resident_tls)]
-    pub(crate) unsafe fn close(&self, mut f: impl FnMut(usize, Box<[T]>)) {
-        for (bucket, slot) in self.entries[SHIFT..NO_ENTRY].iter().enumerate() {
-            let held = slot.load(Ordering::Acquire);
-            slot.store(ptr::without_provenance_mut(BLOCKED), Ordering::Relaxed);
-            if held.addr() > BLOCKED {
-                let raw = ptr::slice_from_raw_parts_mut(held, MIN_BUCKET_LEN << bucket);
-                // SAFETY: as in `take_raw`: slot `bucket` is entry `bucket + SHIFT`, whose
-                // buffers have `MIN_BUCKET_LEN << bucket` elements; it is blocked now, and by
-                // the owner protocol no one else read `held` from it.
-                f(bucket, unsafe { Box::from_raw(raw) });
             }
         }
     }

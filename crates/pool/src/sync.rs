@@ -18,9 +18,9 @@
 //!   execution, in one of shuttle's `lazy_static`s, and its `OnceLock` is never set. (The
 //!   home-shard counter is reset for every execution too: see `cache::home_shard`.)
 //!
-//! The process-wide pool's caches resident in thread-local storage (`cache::resident`) keep
-//! their code under shuttle; only their storage is a stand-in, a table that lives until the
-//! execution ends and checks that the pool's list never reaches a retired cache.
+//! The process-wide pool's resident pointer (`cache::resident`) keeps its code under shuttle,
+//! with shuttle's thread-local; only the cache it points to while its thread has none is made
+//! anew for every execution.
 
 #[cfg(not(shuttle))]
 pub(crate) use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};

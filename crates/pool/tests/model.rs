@@ -2,9 +2,9 @@
 //! retire their caches, a thread's retire beside another thread's clean-up of a dropped pool's
 //! caches, `stats` and `trim` beside rents and give-backs, a buffer that crosses threads
 //! while its pool is dropped, and threads racing for a pool's one place for a thread cache;
-//! and for the process-wide pool, whose thread caches are resident in each thread's storage,
-//! their registration and retirement beside `stats`, `trim` and buffers given back on another
-//! thread, every read of a listed cache checked to come before its thread has retired it.
+//! and for the process-wide pool, whose hit path finds each thread's cache through a pointer in
+//! the thread's storage, its caches' registration and retirement beside `stats`, `trim` and
+//! buffers given back on another thread.
 //!
 //! Compiled only with `--cfg shuttle`, which also swaps the crate's locks, atomics and
 //! thread-locals for shuttle's (`src/sync.rs`):
@@ -451,9 +451,9 @@ fn threads_race_for_the_one_place_for_a_thread_cache() {
     });
 }
 
-/// [`work`] on the process-wide pool, whose thread caches are resident in each thread's own
-/// storage (a stand-in under shuttle, `src/cache/resident.rs`): 4 rents, and a resident cache
-/// registered at the first and retired when the thread exits.
+/// [`work`] on the process-wide pool (`src/cache/resident.rs`): 4 rents, and a cache
+/// registered at the first, which the thread's storage points to until the thread exits and
+/// retires it.
 fn work_shared() {
     let pool = hotpath_pool::shared();
     drop(pool.rent(16));
@@ -473,13 +473,12 @@ fn check_shared_quiescent(rents: u64) {
     assert_eq!(s.retained_buffers, s.allocations - s.discarded, "{s:?}");
 }
 
-/// Threads register resident caches of `shared()`, rent, give back and exit (retiring them)
-/// while the main thread takes snapshots: every snapshot reads only caches still on the
-/// pool's list, never one whose thread has retired it (the stand-in storage checks each read),
-/// its counts are in order and never go back, and once the threads have exited the counts are
-/// exact, no cache is left and every buffer is retained.
+/// Threads register caches of `shared()`, rent, give back and exit (retiring them) while the
+/// main thread takes snapshots: every snapshot's counts are in order and never go back, and
+/// once the threads have exited the counts are exact, no cache is left and every buffer is
+/// retained.
 #[test]
-fn shared_threads_register_and_retire_resident_caches_beside_stats() {
+fn shared_threads_register_and_retire_their_caches_beside_stats() {
     schedules(|| {
         let workers: Vec<_> = (0..2).map(|_| thread::spawn(work_shared)).collect();
         let mut last = PoolStats::default();
@@ -502,11 +501,10 @@ fn shared_threads_register_and_retire_resident_caches_beside_stats() {
 }
 
 /// `trim` of `shared()` on the main thread while two threads rent, give back and exit: the
-/// trim asks each listed resident cache to empty, and a thread retiring its cache meanwhile is
-/// never reached after it has left the list; once the threads have exited, the counts are
-/// exact and a last `trim` leaves nothing retained.
+/// trim asks each listed cache to empty, whether or not its thread is retiring it; once the
+/// threads have exited, the counts are exact and a last `trim` leaves nothing retained.
 #[test]
-fn shared_trim_beside_threads_retiring_resident_caches() {
+fn shared_trim_beside_threads_retiring_their_caches() {
     schedules(|| {
         let workers: Vec<_> = (0..2)
             .map(|_| {
@@ -531,9 +529,9 @@ fn shared_trim_beside_threads_retiring_resident_caches() {
 }
 
 /// Buffers of `shared()` rented on one thread and given back on another, whose first give-back
-/// registers its resident cache, while both exit and the main thread takes snapshots: each
-/// buffer goes to the consumer's resident cache or the stacks, the consumer's cache is retired
-/// when it exits, and the counts balance.
+/// registers its cache, while both exit and the main thread takes snapshots: each buffer goes
+/// to the consumer's cache or the stacks, the consumer's cache is retired when it exits, and
+/// the counts balance.
 #[test]
 fn shared_buffers_given_back_on_another_thread_that_registers_and_retires() {
     schedules(|| {

@@ -1,199 +1,133 @@
-//! The process-wide pool's thread caches, resident in each thread's own storage.
+//! The process-wide pool's thread caches, found from each thread's own storage with one load.
 //!
-//! A thread's cache of [`shared`](crate::shared) is not on the heap behind a pointer, as other
-//! pools' caches are: its slots and counters are themselves a `thread_local!` that has a
-//! constant initial value and no destructor. So the fast path reaches a slot with one load at a
-//! fixed offset from the thread's storage: no pointer to follow, no pointer to test, no check
-//! that the storage is still alive.
+//! A thread's cache of [`shared`](crate::shared) is on the heap, as every pool's thread caches
+//! are, and the pool's list owns it as it owns theirs: `stats`, `trim` and a retiring thread
+//! never read a thread's storage, so nothing they read goes when a thread exits. What differs is
+//! how the hit path finds it: `RESIDENT`, a `thread_local!` that has a constant initial value
+//! and no destructor, holds a pointer to it, read with one load at a fixed offset from the
+//! thread's storage: no pointer test and no check that the storage is still alive (a
+//! `thread_local!` with a destructor first checks that), no pool id to compare (other pools'
+//! caches are found through the pool the thread used last, `FAST_RECENT`).
 //!
-//! What such storage cannot do is run code when the thread exits, so the bookkeeping stays in
-//! `CACHES`, which has a destructor: whether the resident cache is registered with the pool,
-//! and its retirement. Until it is registered, and again once it is retired, its slots are all
-//! blocked (see [`crate::slot`]), so a take misses and a put is refused, and both go to the
-//! slow path, which registers the cache (while the pool has a place for it) or works through
-//! the shared stacks. The pool's list of thread caches points into the thread's storage
-//! ([`Member::Resident`]); the thread takes its cache off that list, under the list's lock, as
-//! it retires it, and a `thread_local!` without a destructor lives until the thread has run
-//! every thread-local destructor, so the pointer is never left dangling in the list. That is std's
-//! native thread-local storage, `#[thread_local]`; where std falls back to keys of the
-//! operating system, every thread-local is boxed and freed by its key's destructor, in no set
-//! order, so this module is compiled only on targets `build.rs` knows to have native
-//! thread-locals (`cfg(resident_tls)`), and elsewhere `shared()` keeps its caches on the heap.
+//! Until the thread registers its cache, and again once it has retired it, the pointer holds
+//! `DETACHED`: a cache whose slots are all blocked (see [`crate::slot`]) and which no thread
+//! ever opens, so a take misses and a put is refused, and both go to the slow path, which
+//! registers the thread's cache (while the pool has a place for it) or works through the
+//! shared stacks. `CACHES`, which has a destructor, owns the thread's reference to its cache,
+//! and its destructor points `RESIDENT` back at `DETACHED` before it retires the cache.
 //!
-//! One case remains that no target rules out: a thread whose first use of `shared()` happens
-//! in a destructor that runs after std's thread-local destructors (a pthread key's, on glibc)
-//! registers a `CACHES` whose destructor never runs, so its cache stays on the list after its
-//! storage goes. Using the pool from such a destructor is not supported.
+//! A thread whose first use of `shared()` happens in a destructor that runs after its
+//! thread-local destructors (a pthread key's, on glibc) registers a `CACHES` whose destructor
+//! never runs: its cache stays on the pool's list, counted as a live thread's, with the buffers
+//! it holds. That is a leak of at most one cache per such thread, never a read of freed memory.
 //!
-//! Under `--cfg shuttle` (the concurrency models, `tests/model.rs`) the storage is a stand-in
-//! ([`model`]): shuttle's thread-locals are destroyed in the order they were first used, which
-//! native storage without a destructor never is, so each model thread's resident cache is kept
-//! instead in a table that lives until the model's execution ends, and the table records which
-//! caches have retired, so that the pool's list is checked never to reach one of them.
+//! `build.rs` compiles this only where std's thread-locals are native (`cfg(resident_tls)`):
+//! there a thread-local without a destructor is never destroyed while its thread runs, so the
+//! load needs no check. Elsewhere `shared()` finds its cache as the other pools do.
 
-use std::ptr::NonNull;
+use std::ptr::{self, NonNull};
 
-use super::{CACHES, Cache, Create, Inner, Member, Owned, give_back_cached, is_shared_type};
+use super::{CACHES, Cache, Create, Inner, Local, Owned, Retire, is_shared_type};
 use crate::sync::Arc;
+#[cfg(shuttle)]
+use crate::sync::LocalCell;
 
-// `RESIDENT` must have no destructor: with one, a thread-local destructor running after it could
-// find it destroyed, and its storage would no longer outlive `CACHES`'s destructor.
+/// The cache `RESIDENT` points to while its thread has none registered: every slot blocked,
+/// never opened, so no thread ever takes from or puts into it, and its counters stay at 0.
 #[cfg(not(shuttle))]
-const _: () = assert!(!std::mem::needs_drop::<Cache<u8>>());
+static DETACHED: Cache<u8> = Cache::blocked();
 
 #[cfg(not(shuttle))]
 std::thread_local! {
-    /// This thread's cache of the process-wide pool. Only this thread takes from, puts into,
-    /// opens or closes it (the owner protocol); other threads read it through the pool's list
-    /// while it is registered.
-    static RESIDENT: Cache<u8> = const { Cache::blocked() };
+    /// This thread's cache of the process-wide pool: `DETACHED`, or the cache that this
+    /// thread's `CACHES.resident` owns (the invariant). Only this thread reads or writes it.
+    static RESIDENT: std::cell::Cell<*const Cache<u8>> =
+        const { std::cell::Cell::new(&raw const DETACHED) };
 }
 
-/// This thread's `RESIDENT`.
+// Under `--cfg shuttle`, shuttle's thread-local, whose initial value is null for `DETACHED`:
+// shuttle's atomics live no longer than a model's execution, so `DETACHED` is made anew for
+// each one (and a `const` initial value cannot point to it).
+#[cfg(shuttle)]
+crate::sync::thread_local! {
+    static RESIDENT: std::cell::Cell<*const Cache<u8>> = const { std::cell::Cell::new(ptr::null()) };
+}
+
+/// The cache `RESIDENT` points to now.
 #[cfg(not(shuttle))]
 #[inline(always)]
-fn storage() -> NonNull<Cache<u8>> {
-    RESIDENT.with(|cache| NonNull::from(cache))
+fn current() -> NonNull<Cache<u8>> {
+    let cache = RESIDENT.get();
+    // SAFETY: by its invariant, `RESIDENT` holds the address of `DETACHED` or of a live cache:
+    // never null.
+    unsafe { NonNull::new_unchecked(cache.cast_mut()) }
 }
 
+/// The cache `RESIDENT` points to now (null: this execution's `DETACHED`).
 #[cfg(shuttle)]
-use model::storage;
+fn current() -> NonNull<Cache<u8>> {
+    shuttle::lazy_static! {
+        static ref DETACHED: Cache<u8> = Cache::blocked();
+    }
+    NonNull::new(RESIDENT.get().cast_mut()).unwrap_or_else(|| NonNull::from(&*DETACHED))
+}
 
-/// This thread's resident cache, as a cache of `T`: `None` unless `T` is `u8` (decided at
-/// compile time).
+/// Points `RESIDENT` back at `DETACHED` (from `ThreadCaches::drop`, before the cache it
+/// pointed to is retired).
+pub(super) fn detach() {
+    #[cfg(not(shuttle))]
+    RESIDENT.set(&raw const DETACHED);
+    #[cfg(shuttle)]
+    RESIDENT.set(ptr::null());
+}
+
+/// This thread's cache of the process-wide pool as a cache of `T`, owned: `None` unless `T`
+/// is `u8` (decided at compile time). `DETACHED`'s blocked slots unless the thread has a cache
+/// registered.
 #[inline(always)]
-fn cache<T: 'static>() -> Option<NonNull<Cache<T>>> {
+pub(super) fn owned<'a, T: 'static>() -> Option<Owned<'a, T>> {
     if !is_shared_type::<T>() {
         return None;
     }
     // `T` is `u8`: the cast changes nothing but the name of the type.
-    Some(storage().cast::<Cache<T>>())
-}
-
-/// This thread's resident cache, owned (`None` unless `T` is `u8`). Its slots are blocked
-/// unless the cache is registered.
-#[inline(always)]
-pub(super) fn owned<'a, T: 'static>() -> Option<Owned<'a, T>> {
-    let cache = cache::<T>()?;
-    // SAFETY: `cache` points to this thread's `RESIDENT`, a `Cache<u8>` (and `T` is `u8`), in
-    // storage without a destructor, alive until the thread ends; an `Owned` cannot leave this
-    // thread, so it is only used while the thread runs. It is this thread's own cache: no
-    // other thread takes from, puts into, opens or closes it.
+    let cache = current().cast::<Cache<T>>();
+    // SAFETY: `cache` is `DETACHED`, which no thread opens, takes from or puts into (its slots
+    // are blocked, so through an `Owned` a take only reads a slot and misses, and a put only
+    // reads one and is refused), or this thread's own registered cache, which this thread's
+    // `CACHES` keeps alive until its destructor has pointed `RESIDENT` away from it: an `Owned`
+    // cannot leave this thread, and its callers use it within the operation that made it,
+    // which that destructor cannot interrupt. No other thread takes from, puts into, opens or
+    // closes this thread's cache.
     Some(unsafe { Owned::new(cache.as_ref()) })
 }
 
-/// This thread's resident cache of the process-wide pool, whose state is `inner`, registered
-/// first if it is not and `create` says so (and the pool has a place for it); `None` if the
-/// thread has none (or its storage is already being destroyed, or `T` is not `u8`).
+/// This thread's cache of the process-wide pool, whose state is `inner`, registered first if it
+/// is not and `create` says so (and the pool has a place for it); `None` if the thread has
+/// none (or its storage is already being destroyed, or `T` is not `u8`).
 pub(super) fn find_or_register<'a, T: Send + 'static>(
     inner: &Arc<Inner<T>>,
     create: Create,
 ) -> Option<Owned<'a, T>> {
-    let cache = cache::<T>()?;
+    if !is_shared_type::<T>() {
+        return None;
+    }
     let known = CACHES
         .try_with(|caches| {
-            if caches.resident.get() {
+            if caches.resident.borrow().is_some() {
                 return true;
             }
-            if create == Create::No || !inner.admit(|| Member::Resident(cache)) {
+            if create == Create::No {
                 return false;
             }
-            // The invariant on `Member::Resident`: `ThreadCaches::drop` takes it off the list,
-            // since the flag is set; and it runs before this thread's storage goes.
-            caches.resident.set(true);
-            if let Some(owned) = owned::<T>() {
-                owned.open(inner.limits.cache_slots);
-            }
+            let Some(local) = Local::register(inner) else {
+                return false;
+            };
+            // The invariant on `RESIDENT`: `caches.resident` owns the cache it points to from
+            // now on (`T` is `u8`).
+            RESIDENT.set(ptr::from_ref(&local.cache).cast::<Cache<u8>>());
+            *caches.resident.borrow_mut() = Some(local as Arc<dyn Retire>);
             true
         })
         .unwrap_or(false);
     if known { owned() } else { None }
-}
-
-/// Retires this thread's resident cache (from `ThreadCaches::drop`, when it is registered):
-/// blocks its slots, so that nothing more goes into them, gives the buffers back to the pool,
-/// then folds its counters into the pool's and takes it off the pool's list.
-pub(super) fn retire() {
-    let inner = crate::shared().inner();
-    let cache = storage();
-    // SAFETY: as in `owned`: this thread's own resident cache, alive while the thread runs
-    // its thread-local destructors.
-    let owned = unsafe { Owned::new(cache.as_ref()) };
-    give_back_cached(inner, owned, |owned, f| owned.close(f));
-    // SAFETY: as above.
-    inner.dismiss(unsafe { cache.as_ref() });
-    #[cfg(shuttle)]
-    model::retired(cache);
-}
-
-/// The stand-in for `RESIDENT` under `--cfg shuttle`, and the check that the pool's list never
-/// reaches a retired cache.
-#[cfg(shuttle)]
-pub(super) mod model {
-    use std::ptr::NonNull;
-    use std::sync::{Mutex, PoisonError};
-
-    use shuttle::thread::ThreadId;
-
-    use super::Cache;
-
-    /// A model thread's resident cache, and whether it has retired.
-    struct Resident {
-        thread: ThreadId,
-        cache: Box<Cache<u8>>,
-        retired: bool,
-    }
-
-    // A std lock, not shuttle's: the table stands in for storage that needs no lock, so it adds
-    // no scheduling point. Dropped, with every cache, when the execution ends.
-    shuttle::lazy_static! {
-        static ref RESIDENTS: Mutex<Vec<Resident>> = Mutex::new(Vec::new());
-    }
-
-    fn with_table<R>(f: impl FnOnce(&mut Vec<Resident>) -> R) -> R {
-        f(&mut RESIDENTS.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// The calling model thread's resident cache, made blocked at its first use. It stays at
-    /// its address until the execution ends, as `RESIDENT` stays until its thread has run
-    /// every thread-local destructor.
-    pub(in crate::cache) fn storage() -> NonNull<Cache<u8>> {
-        let thread = shuttle::thread::current().id();
-        with_table(|table| {
-            let index = match table.iter().position(|r| r.thread == thread) {
-                Some(index) => index,
-                None => {
-                    table.push(Resident {
-                        thread,
-                        cache: Box::new(Cache::blocked()),
-                        retired: false,
-                    });
-                    table.len() - 1
-                }
-            };
-            NonNull::from(&*table[index].cache)
-        })
-    }
-
-    /// Records that `cache` has retired: its thread has taken it off the pool's list, and in
-    /// a normal build its storage may go from now on.
-    pub(super) fn retired(cache: NonNull<Cache<u8>>) {
-        with_table(|table| {
-            if let Some(r) = table.iter_mut().find(|r| NonNull::from(&*r.cache) == cache) {
-                r.retired = true;
-            }
-        });
-    }
-
-    /// Panics if `cache` is a resident cache that has retired: the pool's list reaches it,
-    /// which in a normal build could be after its storage has gone.
-    pub(in crate::cache) fn check_listed<T>(cache: NonNull<Cache<T>>) {
-        let cache = cache.cast::<Cache<u8>>();
-        let retired = with_table(|table| {
-            table
-                .iter()
-                .any(|r| r.retired && NonNull::from(&*r.cache) == cache)
-        });
-        assert!(!retired, "the pool's list reaches a retired resident cache");
-    }
 }
