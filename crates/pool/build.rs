@@ -5,9 +5,12 @@
 //! a thread-local without a destructor is never destroyed while its thread runs, so the pointer
 //! can be read from anywhere on the thread, another thread-local's destructor included. Where
 //! std boxes each thread-local behind a key of the operating system (x86_64-pc-windows-gnu,
-//! Android, OpenBSD, …), a key's destructor can free that box first, so there `shared()` finds
-//! its cache as every other pool does. std's own `cfg(target_thread_local)` is not available to
-//! stable code, so the targets are listed here, conservatively.
+//! Android, OpenBSD, …), reaching one costs a call, and a key's destructor can free that box
+//! first, after which std refuses the access with a panic (an abort, in a destructor); so there
+//! `shared()` finds its cache as every other pool does. Either way the pool's list, not the
+//! thread's storage, owns every cache: the choice is about cost and about never aborting, not
+//! soundness. std's own `cfg(target_thread_local)` is not available to stable code, so the
+//! targets are listed here, conservatively.
 
 use std::env;
 

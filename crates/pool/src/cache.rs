@@ -258,7 +258,9 @@ pub(crate) struct Inner<T> {
     /// How many bytes a credit is refilled by beyond the buffer that asked, and the most it
     /// keeps after a pop (twice this): an eighth of a shard's share of the budget.
     batch: usize,
-    /// Every live thread's cache, at most `limits.max_thread_caches` of them. No stack's lock is
+    /// Every live thread's cache, at most `limits.max_thread_caches` of them (and the cache of a
+    /// thread whose first use came from a destructor that runs after its thread-local
+    /// destructors, which stays: see the crate's documentation). No stack's lock is
     /// ever taken while this is held (`stats` reads the stacks after releasing it), so a thread
     /// that starts or exits waits for no stack.
     pub(crate) locals: Mutex<Vec<Member<T>>>,
@@ -634,8 +636,9 @@ impl<T> Copy for Owned<'_, T> {}
 impl<'a, T> Owned<'a, T> {
     /// # Safety
     /// `cache` is the calling thread's own cache, and nothing else takes from, puts into, opens
-    /// or closes it while the `Owned` lives (true of the caches this module keeps for the
-    /// calling thread).
+    /// or drains it while the `Owned` lives (true of the caches this module keeps for the
+    /// calling thread); or a cache whose slots are all blocked and never opened, whose counters
+    /// and trim flag are never written through the `Owned` (`resident`'s `DETACHED`).
     #[inline(always)]
     unsafe fn new(cache: &'a Cache<T>) -> Self {
         Self {
@@ -1010,6 +1013,12 @@ fn register_other<T: Send + 'static>(
     let Some(local) = Local::register(inner) else {
         return false;
     };
+    if find_or_register(caches, id, inner, Create::No) {
+        // Registering allocated, and code run by that allocation (an allocator's hook) used
+        // this pool and registered a cache first: keep that one, retire this one.
+        local.retire();
+        return true;
+    }
     let mut others = caches.others.borrow_mut();
     // Caches of pools dropped since the last registration are empty: forget them, so a
     // long-lived thread that uses many short-lived pools keeps a short list. (`FAST_RECENT`

@@ -515,7 +515,8 @@ pub struct PoolStats {
     pub retained_buffers: u64,
     /// Live threads that have a cache for this pool right now: threads that rented or gave
     /// back a buffer of a size they cache and whose thread-local destructors have not run yet
-    /// (see the crate's documentation on threads that exit). Never more than
+    /// (see the crate's documentation on threads that exit), and for good any thread whose
+    /// first use came from a destructor that runs after those. Never more than
     /// [`PoolConfig::max_thread_caches`]; always 0 without thread caches.
     pub thread_caches: u64,
     /// What the pool holds right now, bucket by bucket, from the smallest (one entry per
@@ -851,7 +852,9 @@ impl<T: Copy + Default + Send + 'static> BufferPool<T> {
     /// caches), and at most [`max_thread_caches`](PoolConfig::max_thread_caches) live threads
     /// have one, so with that limit the bound no longer grows with the number of threads. A
     /// thread that exits gives its cache back to the stacks, within their bounds, or frees it,
-    /// so threads that have exited count for nothing. Bookkeeping (each stack's storage, each
+    /// so threads that have exited count for nothing, except a thread whose first use of the
+    /// pool came from a destructor that runs after its thread-local destructors: its cache is
+    /// never retired and counts as a live thread's for good. Bookkeeping (each stack's storage, each
     /// thread's slots) is not included.
     ///
     /// It bounds what the pool holds, not every [`stats`](Self::stats) snapshot: a snapshot

@@ -1,9 +1,10 @@
 //! The synchronisation primitives the pool is built on: std's, or, when the crate is built with
 //! `--cfg shuttle` for its concurrency models (`tests/model.rs`), shuttle's.
 //!
-//! Shuttle runs a model's threads one at a time and chooses which runs next at every lock, atomic
-//! access and thread-local access, so the locks, atomics and thread-locals that the owner
-//! protocol depends on must be its own. Its `Arc` and `Weak` are std's, as are `Ordering` and
+//! Shuttle runs a model's threads one at a time, as coroutines of one OS thread, and chooses
+//! which runs next at every lock and atomic access, so the locks and atomics that the owner
+//! protocol depends on must be its own; so must its thread-locals, or every model thread would
+//! share the OS thread's. Its `Arc` and `Weak` are std's, as are `Ordering` and
 //! the lock error types, so nothing else changes. In a normal build this module is a set of
 //! re-exports of std and costs nothing.
 //!

@@ -23,7 +23,10 @@
 //!
 //! `build.rs` compiles this only where std's thread-locals are native (`cfg(resident_tls)`):
 //! there a thread-local without a destructor is never destroyed while its thread runs, so the
-//! load needs no check. Elsewhere `shared()` finds its cache as the other pools do.
+//! load is one instruction and needs no check. Elsewhere std reaches a thread-local through an
+//! OS key, at the cost of a call, and refuses it during the thread's exit; there `shared()`
+//! finds its cache as the other pools do. The choice is about cost, not soundness: the list,
+//! not the thread's storage, owns every cache either way.
 
 use std::ptr::{self, NonNull};
 
@@ -33,7 +36,8 @@ use crate::sync::Arc;
 use crate::sync::LocalCell;
 
 /// The cache `RESIDENT` points to while its thread has none registered: every slot blocked,
-/// never opened, so no thread ever takes from or puts into it, and its counters stay at 0.
+/// never opened, so a take through it only reads a slot and misses and a put only reads one
+/// and is refused. Nothing is ever written to it, and its counters stay at 0.
 #[cfg(not(shuttle))]
 static DETACHED: Cache<u8> = Cache::blocked();
 
@@ -64,11 +68,17 @@ fn current() -> NonNull<Cache<u8>> {
 }
 
 /// The cache `RESIDENT` points to now (null: this execution's `DETACHED`).
+///
+/// Shuttle destroys a thread's thread-locals in the order they were first used, where std's
+/// native ones are destroyed after every thread-local with a destructor (`RESIDENT` has none):
+/// touching `CACHES` first makes it go first under the model too, so `ThreadCaches::drop`
+/// finds `RESIDENT` alive and its `detach` is exercised rather than skipped.
 #[cfg(shuttle)]
 fn current() -> NonNull<Cache<u8>> {
     shuttle::lazy_static! {
         static ref DETACHED: Cache<u8> = Cache::blocked();
     }
+    let _ = CACHES.try_with(|_| ());
     NonNull::new(RESIDENT.get().cast_mut()).unwrap_or_else(|| NonNull::from(&*DETACHED))
 }
 
@@ -97,7 +107,7 @@ pub(super) fn owned<'a, T: 'static>() -> Option<Owned<'a, T>> {
     // `CACHES` keeps alive until its destructor has pointed `RESIDENT` away from it: an `Owned`
     // cannot leave this thread, and its callers use it within the operation that made it,
     // which that destructor cannot interrupt. No other thread takes from, puts into, opens or
-    // closes this thread's cache.
+    // drains this thread's cache.
     Some(unsafe { Owned::new(cache.as_ref()) })
 }
 
@@ -122,10 +132,17 @@ pub(super) fn find_or_register<'a, T: Send + 'static>(
             let Some(local) = Local::register(inner) else {
                 return false;
             };
-            // The invariant on `RESIDENT`: `caches.resident` owns the cache it points to from
-            // now on (`T` is `u8`).
-            RESIDENT.set(ptr::from_ref(&local.cache).cast::<Cache<u8>>());
+            if caches.resident.borrow().is_some() {
+                // Registering allocated, and code run by that allocation (an allocator's hook)
+                // used the pool and registered a cache first: keep that one, retire this one.
+                local.retire();
+                return true;
+            }
+            // The invariant on `RESIDENT`: `caches.resident` owns the cache before `RESIDENT`
+            // points to it (`T` is `u8`; the `Arc` keeps the cache where it is).
+            let cache = ptr::from_ref(&local.cache).cast::<Cache<u8>>();
             *caches.resident.borrow_mut() = Some(local as Arc<dyn Retire>);
+            RESIDENT.set(cache);
             true
         })
         .unwrap_or(false);
