@@ -109,10 +109,10 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Decision {
             situation: "Your program runs on mimalloc",
-            action: "The stack array keeps its lead over a heap buffer; whether reusing a buffer beats a fresh one there varies between runs (X1-stack, in the appendix), so time that choice on your machine",
+            action: "Reuse a buffer you own, as under glibc; whether a stack array still beats a fresh heap buffer there is not settled for the zeroed one (X1-stack, in the appendix), so time that choice on your machine",
             because: Cited {
-                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a stack array",
-                says: "under mimalloc, at S3's four sizes, a stack array faster than a heap buffer, zeroed or not",
+                key: "X1-stack · under mimalloc, at 16 B, 256 B, 2 KiB and 8 KiB, a buffer the caller owns",
+                says: "under mimalloc, at S3's four sizes, a reused buffer faster than a fresh unzeroed one",
             },
         },
     ],
