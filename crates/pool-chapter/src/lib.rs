@@ -71,8 +71,8 @@ pub static CHAPTER: Chapter = Chapter {
             situation: "The buffer is handed to another thread, which lets it go",
             action: "Rent it from `pool::shared()` if it must also outlive the call or come from code you do not own; for speed alone, time it against a fresh `Vec::with_capacity(n)` on your machine: which is faster depends on the allocator and on how many threads share a core",
             because: Cited {
-                key: "P12-handoff · under glibc, 2 threads: the faster of `pool::shared()` and a fresh, unzeroed",
-                says: "handed to another thread (2 threads, glibc), the faster of the pool and a fresh, unzeroed buffer",
+                key: "P12-handoff · under mimalloc, 2 threads: the faster of `pool::shared()` and a fresh, unzeroed",
+                says: "handed to another thread (2 threads, mimalloc), the faster of the pool and a fresh, unzeroed buffer",
             },
         },
         Decision {

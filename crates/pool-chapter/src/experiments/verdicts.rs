@@ -128,7 +128,7 @@ fn x1_pool(run: &Run) -> Vec<Table> {
     });
     let mut table = run.own(allocator_table("X1-pool", "", &rows));
     table.note("Each row compares two methods of one timing run, in the same processes: P9-time's, each size of P10's, P10-hit's and P12's with the most threads. Under mimalloc only the fresh buffers change allocator: a hit of the pool never calls one.");
-    table.note("Each size is compared twice: with a fresh, unzeroed `Vec::with_capacity(n)`, written before it is read (the allocation alone, the fair comparison), and with a fresh `vec![0u8; n]`, which asks `calloc` for zeroed memory, so its ratio counts the zeroing of n bytes, or the page faults of fresh pages, as the pool's gain. P12's most threads are compared the same two ways. One reused `Vec` calls no allocator, so it is not here: P10, P10-hit, P12 and P13 set it against the pool.");
+    table.note(format!("Each size is compared twice: with a fresh, unzeroed `Vec::with_capacity(n)`, written before it is read (the allocation alone, the fair comparison), and with a fresh `vec![0u8; n]`, which asks `calloc` for zeroed memory, so its ratio counts the zeroing of n bytes, or the page faults of fresh pages, as the pool's gain. P12's most threads are compared the same two ways, as ratios of whole timed runs ({} operations per worker, releasing and waiting for the workers included), where P12's table subtracts that floor from each rate: so these two rows are closer to 1× than P12's rates give. One reused `Vec` calls no allocator, so it is not here: P10, P10-hit, P12 and P13 set it against the pool.", lab::fmt::thousands(workloads::CONTENTION_OPS)));
     table.note(format!("P9-time: {}", runs.p9.measured.protocol_note()));
     table.note(format!(
         "P10, first size: {}",
