@@ -39,7 +39,7 @@ pub static CHAPTER: Chapter = Chapter {
         },
         Cited {
             key: "P10-hit · the pool's hit path / a fresh, unzeroed",
-            says: "At 8 KiB, how many times as long a warm rent takes as a fresh, unzeroed buffer",
+            says: "At 8 KiB, the fraction of a fresh, unzeroed buffer's time that a warm rent takes",
         },
         Cited {
             key: "P12 · under glibc, the thread counts at which `pool::shared()` beats a fresh, unzeroed",
