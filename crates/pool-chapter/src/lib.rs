@@ -46,8 +46,8 @@ pub static CHAPTER: Chapter = Chapter {
             says: "With threads each renting and giving back their own buffers at once, the thread counts at which the pool beats a fresh, unzeroed buffer",
         },
         Cited {
-            key: "X1-pool · under mimalloc, the sizes of P10 at which a fresh, unzeroed",
-            says: "Under mimalloc, the sizes at which a fresh, unzeroed buffer is measurably faster than a warm rent",
+            key: "X1-pool · under mimalloc, the sizes of P10 at which a warm rent from the shared pool is still faster than a fresh, unzeroed",
+            says: "Under mimalloc, an allocator with per-thread caches of its own, the sizes at which a warm rent still beats a fresh, unzeroed buffer",
         },
     ],
     decisions: &[
