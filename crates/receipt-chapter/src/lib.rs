@@ -5,7 +5,7 @@
 //!   runner and its two floors, R5's cumulative stages, and R1's pooled processor that starts
 //!   cold on every row. The timed ones come in two copies of the same code (`::<0>` and
 //!   `::<1>`), so a timed table's twin runs a copy of its own; the copies of the library's
-//!   private order loop and line reader come from its hidden `receipt::twins`.
+//!   private order loop and line reader come from its hidden `receipt::twins` (its `twins` feature).
 //! - [`command`]: the real `receipt` binary found beside the experiments binary, and R4's
 //!   measuring process (the experiments binary started with [`command::PEAK_VAR`] set), which
 //!   reads its own peak from `/proc/self/status`.

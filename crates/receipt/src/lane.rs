@@ -47,7 +47,8 @@ pub(crate) const MAX_ITEM: usize = 64;
 const MAX_ID_DIGITS: usize = 20;
 
 /// Find the order id, the item's `|`, the numbers' digits and the line end (the numbers are
-/// walked, not computed; the item is not checked).
+/// walked, not computed; the item is not checked). Only R5's cut names it (`twins::lane_lines`).
+#[cfg_attr(not(feature = "twins"), allow(dead_code))]
 pub const WALK: u8 = 1;
 /// And check the item: printable ASCII from the same blocks, or the item cache (UTF-8,
 /// control characters, display width).

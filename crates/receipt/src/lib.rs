@@ -12,7 +12,9 @@ pub mod render;
 pub mod scan;
 mod strategies;
 // The one door for measuring code: a timed table's twin must run a second machine-code copy of
-// the order loop and of the line reader, which are private, so the copies are made here.
+// the order loop and of the line reader, which are private, so the copies are made here, behind
+// the `twins` feature that only the chapter's measuring package turns on.
+#[cfg(feature = "twins")]
 #[doc(hidden)]
 pub mod twins;
 
@@ -309,7 +311,7 @@ impl Processor {
     }
 
     /// [`Processor::run`] through copy `COPY` (0 or 1) of the order loop: a timed table measures
-    /// a twin on a copy of its own ([`twins::run`]).
+    /// a twin on a copy of its own (`twins::run`, with the `twins` feature).
     pub(crate) fn run_copy<const COPY: u8>(
         &mut self,
         input: &[u8],
